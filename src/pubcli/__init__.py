@@ -1,0 +1,43 @@
+"""pubcli: keep a publication list in a plain BibTeX file and publish it.
+
+The Python API (the CLI is one client of it)::
+
+    import pubcli
+    lib = pubcli.load("data/library.bib")          # or pubcli.find_library()
+    for group, records in pubcli.group(lib.records, pubcli.GroupBy.year):
+        print(group, len(records))
+    with pubcli.transaction("data/library.bib") as lib:   # locked read-modify-write
+        rec = lib["wang2024zero"]
+        lib.replace(rec.key, rec.copy(fields={**rec.fields, "note": "Oral"}))
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "__version__", "load", "loads", "save", "transaction", "Library", "Record", "GroupBy",
+    "group", "select", "Filters", "find_library", "load_config", "Config", "PubcliError",
+]
+
+
+def __getattr__(name: str):  # lazy re-exports keep `pubcli --help` fast
+    if name in {"load", "loads", "save", "transaction"}:
+        from . import store
+        return getattr(store, name)
+    if name == "Library":
+        from .library import Library
+        return Library
+    if name in {"Record", "GroupBy"}:
+        from . import model
+        return getattr(model, name)
+    if name in {"group", "select", "Filters"}:
+        from . import grouping
+        return getattr(grouping, name)
+    if name in {"find_library", "load_config", "Config"}:
+        from . import config
+        return getattr(config, name)
+    if name == "PubcliError":
+        from .errors import PubcliError
+        return PubcliError
+    raise AttributeError(f"module 'pubcli' has no attribute {name!r}")

@@ -1,0 +1,3 @@
+from pubcli.cli import main
+
+main()

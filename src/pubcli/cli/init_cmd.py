@@ -1,0 +1,59 @@
+"""pubcli init: create an empty library and its pubcli.toml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from . import common
+
+HEADER = ("% Publication list managed with pubcli (https://pypi.org/project/pubcli/).\n"
+          "% Research areas are stored in `keywords`, comma-separated; "
+          "`featured = {true}` marks featured items.\n")
+
+
+def init_command(
+    path: Path = typer.Argument(Path("data/library.bib"), help="Where to create the library."),
+    owner: Optional[str] = typer.Option(None, "--owner", help="Your name, as in author lists."),
+    role: Optional[str] = typer.Option(None, "--role", help="Your role, for exported pages."),
+    area: Optional[List[str]] = typer.Option(None, "--area", "-a",
+                                             help="A research area (repeatable; order kept)."),
+) -> None:
+    """Create an empty library (data/library.bib) and a pubcli.toml beside it.
+
+    Refuses to overwrite an existing file.
+
+    Example:
+
+        pubcli init --owner "Ada Lovelace" --area "Artificial intelligence"
+    """
+    from .. import config
+    from ..errors import PubcliError, ValidationError
+    from ..store import atomic_write
+
+    if str(path).strip() == "":
+        raise ValidationError("the library path is empty")
+    cfg_path = path.parent / config.CONFIG_NAME
+    for p in (path, cfg_path):
+        if p.exists():
+            raise ValidationError(f"{p} already exists; nothing was changed")
+    for a in area or []:
+        if "," in a or ";" in a:
+            raise ValidationError(f"area {a!r} contains a separator (',' or ';')",
+                                  field="--area")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PubcliError(f"cannot create the folder: {exc.strerror}", path=path.parent) from None
+    atomic_write(path, HEADER.encode("utf-8"))
+    try:
+        config.write_config(cfg_path, owner, role, list(area or []))
+    except OSError as exc:
+        raise PubcliError(f"cannot write: {exc.strerror}", path=cfg_path) from None
+    common.note(f"created {path} and {cfg_path}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init_command)

@@ -1,0 +1,131 @@
+"""Where the library is, and the owner's settings.
+
+The library is, in order: ``--library/-l PATH``; ``$PUBCLI_LIBRARY``;
+``data/library.bib`` found from the current folder upward (the way git finds
+``.git``).
+
+Settings come from ``pubcli.toml`` beside the library, else from the
+``[tool.pubcli]`` table of a ``pyproject.toml`` beside it; both are also looked
+for one folder up (the project root, for the usual ``data/library.bib``)::
+
+    owner = "Olatunji Ruwase"     # highlighted in author lists
+    role = "Team Lead"            # shown under the name on exported pages
+    areas = ["Artificial intelligence", "Systems and networking"]  # display order
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ConfigError, LibraryNotFound
+
+DEFAULT_RELATIVE = Path("data") / "library.bib"
+CONFIG_NAME = "pubcli.toml"
+
+
+@dataclass
+class Config:
+    owner: str | None = None
+    role: str | None = None
+    areas: list[str] = field(default_factory=list)
+    path: Path | None = None  # the file the settings came from
+
+
+def find_library(explicit: str | os.PathLike[str] | None = None,
+                 cwd: str | os.PathLike[str] | None = None) -> Path:
+    """Resolve the library path (see the module docstring)."""
+    if explicit is not None:
+        if str(explicit).strip() == "":
+            raise LibraryNotFound("the --library path is empty")
+        return Path(explicit)
+    env = os.environ.get("PUBCLI_LIBRARY")
+    if env is not None and env.strip():
+        return Path(env)
+    start = Path(cwd) if cwd is not None else Path.cwd()
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        candidate = folder / DEFAULT_RELATIVE
+        if candidate.is_file():
+            return candidate
+    raise LibraryNotFound(f"no library found: looked for {DEFAULT_RELATIVE} in {start} and "
+                          "the folders above it; pass --library PATH, set PUBCLI_LIBRARY, "
+                          "or create one with 'pubcli init'")
+
+
+def config_candidates(library: Path) -> list[Path]:
+    folder = library.resolve().parent if library.exists() else library.parent.absolute()
+    out = []
+    for f in (folder, folder.parent):
+        out += [f / CONFIG_NAME, f / "pyproject.toml"]
+    return out
+
+
+def load_config(library: str | os.PathLike[str] | None) -> Config:
+    """The settings that apply to ``library`` (an empty Config when there are none)."""
+    if library is None:
+        return Config()
+    for candidate in config_candidates(Path(library)):
+        if not candidate.is_file():
+            continue
+        table = _read_toml(candidate)
+        if candidate.name == "pyproject.toml":
+            table = table.get("tool", {}).get("pubcli")
+            if table is None:
+                continue
+        return _config_from(table, candidate)
+    return Config()
+
+
+def _read_toml(path: Path) -> dict:
+    import tomllib
+
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"\(at line (\d+)", str(exc))
+        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise ConfigError(f"invalid TOML: {msg}", path=path,
+                          line=int(m.group(1)) if m else None) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=path) from None
+
+
+def _config_from(table: dict, path: Path) -> Config:
+    known = {"owner", "role", "areas"}
+    for k in table:
+        if k not in known:
+            raise ConfigError(f"unknown setting '{k}' (known: {', '.join(sorted(known))})",
+                              path=path, field=k)
+    cfg = Config(path=path)
+    for k in ("owner", "role"):
+        v = table.get(k)
+        if v is not None and not isinstance(v, str):
+            raise ConfigError("must be a string", path=path, field=k)
+        setattr(cfg, k, v or None)
+    areas = table.get("areas", [])
+    if not isinstance(areas, list) or not all(isinstance(a, str) for a in areas):
+        raise ConfigError("must be a list of strings", path=path, field="areas")
+    for a in areas:
+        if "," in a or ";" in a:
+            raise ConfigError(f"area {a!r} contains a separator (',' or ';')", path=path,
+                              field="areas")
+    cfg.areas = [" ".join(a.split()) for a in areas if a.strip()]
+    return cfg
+
+
+def write_config(path: Path, owner: str | None, role: str | None, areas: list[str]) -> None:
+    """Write a new pubcli.toml (used by ``pubcli init``)."""
+    def q(s: str) -> str:
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    lines = ["# pubcli settings for the library beside this file.",
+             "# owner: highlighted in author lists; role: shown on exported pages.",
+             f"owner = {q(owner)}" if owner else '# owner = "Your Name"',
+             f"role = {q(role)}" if role else '# role = "Your role"',
+             "# research areas, in the order lists and pages show them",
+             "areas = [" + ", ".join(q(a) for a in areas) + "]", ""]
+    path.write_text("\n".join(lines), encoding="utf-8")

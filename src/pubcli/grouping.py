@@ -1,0 +1,126 @@
+"""Selecting and grouping records for lists and pages (pure functions)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from .errors import ValidationError
+from .latex import fold, to_text
+from .model import GroupBy, Record, type_group, type_group_order
+from .names import parse_name, split_authors
+
+NO_YEAR = "No year"
+NO_AREA = "No area"
+NO_VENUE = "No venue"
+
+
+@dataclass
+class Filters:
+    """What ``list`` and ``export`` keep. Empty fields keep everything."""
+
+    areas: list[str] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    years: tuple[int | None, int | None] | None = None
+    authors: list[str] = field(default_factory=list)
+    search: str | None = None
+    keys: list[str] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        return not (self.areas or self.types or self.years or self.authors or self.search
+                    or self.keys)
+
+
+def parse_year_range(text: str) -> tuple[int | None, int | None]:
+    """"2015", "2015..2020", "2015.." or "..2020"."""
+    m = re.fullmatch(r"\s*(\d{4})?\s*(\.\.)?\s*(\d{4})?\s*", text or "")
+    if not m or not (m.group(1) or m.group(3)) or (m.group(3) and not m.group(2)):
+        raise ValidationError(f"--year: expected YYYY or YYYY..YYYY, got {text!r}")
+    lo = int(m.group(1)) if m.group(1) else None
+    hi = int(m.group(3)) if m.group(3) else None
+    if not m.group(2):
+        hi = lo
+    if lo is not None and hi is not None and lo > hi:
+        raise ValidationError(f"--year: {lo} is after {hi}")
+    return lo, hi
+
+
+def searchable(rec: Record) -> str:
+    return fold(" ".join((to_text(rec.title), to_text(rec.fields.get("author", "")),
+                          to_text(rec.fields.get("editor", "")), to_text(rec.venue))))
+
+
+def select(records: Iterable[Record], filters: Filters | None) -> list[Record]:
+    recs = list(records)
+    if filters is None or filters.is_empty():
+        return recs
+    if filters.keys:
+        wanted = set(filters.keys)
+        recs = [r for r in recs if r.key in wanted]
+    if filters.areas:
+        want = {fold(a) for a in filters.areas}
+        recs = [r for r in recs if any(fold(a) in want for a in r.areas)]
+    if filters.types:
+        want = {t.lower() for t in filters.types}
+        recs = [r for r in recs if r.type in want or r.type_group.lower() in want]
+    if filters.years:
+        lo, hi = filters.years
+        recs = [r for r in recs if r.year is not None and (lo is None or r.year >= lo)
+                and (hi is None or r.year <= hi)]
+    if filters.authors:
+        people = [fold(a) for a in filters.authors]
+        recs = [r for r in recs if _has_author(r, people)]
+    if filters.search:
+        terms = fold(filters.search).split()
+        recs = [r for r in recs if all(t in searchable(r) for t in terms)]
+    return recs
+
+
+def _has_author(rec: Record, people: list[str]) -> bool:
+    names = split_authors(rec.fields.get("author")) + split_authors(rec.fields.get("editor"))
+    for raw in names:
+        display = fold(parse_name(raw).display)
+        if any(p in display for p in people):
+            return True
+    return False
+
+
+def group(records: Sequence[Record], by: GroupBy | str,
+          area_order: Sequence[str] = ()) -> list[tuple[str, list[Record]]]:
+    """Group records, newest first inside each group.
+
+    * year: newest year first, "No year" last;
+    * area: a record appears under each of its areas; configured order first,
+      then other areas by name, "No area" last;
+    * type: readable names ("Conference papers") in a fixed order;
+    * venue: by venue name;
+    * none: one group named "" holding everything.
+    """
+    by = GroupBy(by)
+    ordered = sorted(records, key=Record.sort_key_newest)
+    if by is GroupBy.none:
+        return [("", ordered)] if ordered else []
+    groups: dict[str, list[Record]] = {}
+    if by is GroupBy.year:
+        for r in ordered:
+            groups.setdefault(str(r.year) if r.year else NO_YEAR, []).append(r)
+        return sorted(groups.items(), key=lambda kv: (kv[0] == NO_YEAR, -int(kv[0])
+                                                      if kv[0] != NO_YEAR else 0))
+    if by is GroupBy.area:
+        canon = {fold(a): a for a in area_order}
+        for r in ordered:
+            areas = r.areas or [NO_AREA]
+            for a in areas:
+                groups.setdefault(canon.get(fold(a), a), []).append(r)
+        rank = {a: i for i, a in enumerate(area_order)}
+        return sorted(groups.items(), key=lambda kv: (kv[0] == NO_AREA,
+                                                      rank.get(kv[0], len(rank)),
+                                                      fold(kv[0])))
+    if by is GroupBy.type:
+        for r in ordered:
+            groups.setdefault(type_group(r.type), []).append(r)
+        return sorted(groups.items(), key=lambda kv: type_group_order(kv[0]))
+    for r in ordered:
+        groups.setdefault(to_text(r.venue) or NO_VENUE, []).append(r)
+    return sorted(groups.items(), key=lambda kv: (kv[0] == NO_VENUE, fold(kv[0])))

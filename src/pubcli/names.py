@@ -1,0 +1,144 @@
+"""Author lists: splitting ``A and B``, the two BibTeX name forms, display.
+
+BibTeX names come as "First von Last", "von Last, First" or
+"von Last, Jr, First"; an author list joins them with " and " (at brace
+depth 0). pubcli never rewrites names; these helpers serve display and matching.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from .latex import fold, to_text
+
+_AND_RE = re.compile(r"\s+and\s+", re.I)
+
+
+class Name(NamedTuple):
+    first: str
+    von: str
+    last: str
+    jr: str
+
+    @property
+    def display(self) -> str:
+        """"First von Last, Jr" in Unicode."""
+        parts = [p for p in (self.first, self.von, self.last) if p]
+        out = " ".join(parts)
+        return f"{out}, {self.jr}" if self.jr else out
+
+    @property
+    def initials(self) -> str:
+        """"O. Ruwase" style."""
+        firsts = " ".join(w[0] + "." for w in re.split(r"[\s-]+", self.first) if w)
+        rest = " ".join(p for p in (self.von, self.last) if p)
+        return f"{firsts} {rest}".strip()
+
+
+def split_authors(value: str | None) -> list[str]:
+    """Split an author field on " and " outside braces; "others" is kept."""
+    if not value:
+        return []
+    if "{" not in value:
+        return [a.strip() for a in _AND_RE.split(value.strip()) if a.strip()]
+    out, depth, start, i = [], 0, 0, 0
+    n = len(value)
+    while i < n:
+        c = value[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0 and c.isspace():
+            m = _AND_RE.match(value, i)
+            if m:
+                out.append(value[start:i].strip())
+                start = i = m.end()
+                continue
+        i += 1
+    out.append(value[start:].strip())
+    return [a for a in out if a]
+
+
+def _split_commas(name: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(name):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(name[start:i].strip())
+            start = i + 1
+    parts.append(name[start:].strip())
+    return parts
+
+
+def _words(s: str) -> list[str]:
+    words, depth, cur = [], 0, []
+    for c in s:
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        if (c.isspace() or c == "~") and depth == 0:
+            if cur:
+                words.append("".join(cur))
+                cur = []
+        else:
+            cur.append(c)
+    if cur:
+        words.append("".join(cur))
+    return words
+
+
+def _is_von(word: str) -> bool:
+    text = to_text(word) if ("\\" in word or "{" in word) and not word.startswith("{") else word
+    return bool(text) and text[0].islower() and not word.startswith("{")
+
+
+@lru_cache(maxsize=65536)
+def parse_name(raw: str) -> Name:
+    """Parse one BibTeX name into its parts (in Unicode)."""
+    parts = _split_commas(raw)
+    if len(parts) >= 2:
+        vl = _words(parts[0])
+        jr = parts[1] if len(parts) >= 3 else ""
+        first = parts[-1]
+        i = 0
+        while i < len(vl) - 1 and _is_von(vl[i]):
+            i += 1
+        von, last = vl[:i], vl[i:]
+        return Name(to_text(first), to_text(" ".join(von)), to_text(" ".join(last)),
+                    to_text(jr))
+    words = _words(raw)
+    if not words:
+        return Name("", "", "", "")
+    if len(words) == 1:
+        return Name("", "", to_text(words[0]), "")
+    # First von Last: von starts at the first lower-case word (not the last word)
+    start = next((i for i, w in enumerate(words[:-1]) if _is_von(w)), None)
+    if start is None:
+        return Name(to_text(" ".join(words[:-1])), "", to_text(words[-1]), "")
+    end = start
+    while end < len(words) - 1 and _is_von(words[end]):
+        end += 1
+    return Name(to_text(" ".join(words[:start])), to_text(" ".join(words[start:end])),
+                to_text(" ".join(words[end:])), "")
+
+
+def display_authors(value: str | None) -> list[str]:
+    return [parse_name(a).display if a.lower() != "others" else "et al."
+            for a in split_authors(value)]
+
+
+def name_matches(name: Name, person: str) -> bool:
+    """Does a parsed name denote ``person`` ("Olatunji Ruwase" or "Ruwase, O.")?"""
+    p = parse_name(person)
+    if fold(p.last) != fold(name.last):
+        return False
+    if not p.first or not name.first:
+        return True
+    return fold(p.first)[0] == fold(name.first)[0]

@@ -1,0 +1,438 @@
+"""Reading and writing the library file: byte-faithful, atomic, locked, cached.
+
+* :func:`load` reads a file into a :class:`~pubcli.library.Library`. Nothing is
+  normalised: the document text is kept so that :func:`save` can write it back.
+* :func:`save` writes only what changed: replaced entries are patched in place
+  (see :func:`pubcli.bibtex.patch_entry`), removed ones cut out, new ones
+  appended. A load followed by a save with no change writes the same bytes.
+* Writes are atomic: a temporary file in the same folder, flushed and fsynced,
+  then ``os.replace`` onto the real file (the target of a symlink), keeping
+  the file's permission bits; the folder is fsynced after the rename.
+* :func:`transaction` holds an exclusive lock (``<library>.lock``, an OS
+  ``flock`` that dies with its process, so a crash never leaves a stale lock)
+  around load-modify-save.
+* A parse cache keyed by the file's bytes makes repeated loads of big files
+  fast; it lives in the user's own cache folder and is ignored unless that
+  folder and file belong to the user and nobody else can write them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import marshal
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable, Iterator
+
+from . import __version__
+from . import bibtex
+from .errors import LibraryNotFound, LibraryReadError, LockTimeout, WriteError
+from .library import Library, Problem
+from .model import Record
+
+UTF8_BOM = b"\xef\xbb\xbf"
+TEMP_SUFFIX = ".pubcli-tmp"
+CACHE_FORMAT = 3
+_CACHE_MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip
+
+
+# ------------------------------------------------------------------ reading
+def read_text(path: Path) -> tuple[bytes, str, bool]:
+    """The file's bytes, its text (BOM removed) and whether it had a BOM."""
+    if str(path) == "":
+        raise LibraryNotFound("the library path is empty")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise LibraryNotFound("no such file", path=path) from None
+    except IsADirectoryError:
+        raise LibraryReadError("is a folder, not a .bib file", path=path) from None
+    except PermissionError:
+        raise LibraryReadError("permission denied: cannot read the file", path=path) from None
+    except OSError as exc:
+        raise LibraryReadError(f"cannot read the file: {exc.strerror or exc}", path=path) from None
+    return data, *decode(data, path)
+
+
+def decode(data: bytes, path: Path | str | None = None) -> tuple[str, bool]:
+    bom = data.startswith(UTF8_BOM)
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise LibraryReadError("the file is UTF-16; pubcli reads UTF-8 "
+                               "(convert it: iconv -f UTF-16 -t UTF-8)", path=path, line=1)
+    if b"\x00" in data[:8192]:
+        line = data.count(b"\n", 0, data.index(b"\x00")) + 1
+        raise LibraryReadError("this is not a text file (it contains NUL bytes)",
+                               path=path, line=line)
+    try:
+        text = data[3:].decode("utf-8") if bom else data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + (3 if bom else 0)
+        line = data.count(b"\n", 0, offset) + 1
+        raise LibraryReadError(
+            f"not valid UTF-8 (byte 0x{data[offset]:02x}); pubcli reads UTF-8: convert the file, "
+            "e.g. iconv -f latin1 -t utf-8", path=path, line=line) from None
+    return text, bom
+
+
+def load(path: str | os.PathLike[str], *, use_cache: bool = True) -> Library:
+    """Load a library file. Unreadable BibTeX blocks are kept and listed in
+    ``library.problems``; only I/O and encoding problems raise."""
+    path = Path(path)
+    data, text, bom = read_text(path)
+    parsed = None
+    digest = None
+    if use_cache and len(data) >= _CACHE_MIN_BYTES:
+        digest = hashlib.blake2b(data, digest_size=20).hexdigest()
+        parsed = _cache_read(path, digest, len(data))
+    if parsed is None:
+        parsed = bibtex.parse(text)
+        if digest is not None:
+            _cache_write(path, digest, len(data), parsed)
+    return _library_from(parsed, path, text, bom)
+
+
+def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
+    """Load a library from a string (no file involved)."""
+    bom = text.startswith("\ufeff")
+    if bom:
+        text = text[1:]
+    return _library_from(bibtex.parse(text), Path(path) if path else None, text, bom)
+
+
+def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool) -> Library:
+    problems = [Problem(f.line, f"could not parse this block, kept as it is: {f.reason}")
+                for f in parsed.failed]
+    problems += [Problem(line, msg, "warning") for line, msg in parsed.warnings]
+    seen: dict[str, Record] = {}
+    for rec in parsed.records:
+        folded = rec.key.casefold()
+        if folded in seen:
+            problems.append(Problem(rec.line, f"duplicate key '{rec.key}' (first used on line "
+                                              f"{seen[folded].line})", "duplicate-key"))
+        else:
+            seen[folded] = rec
+    problems.sort(key=lambda p: p.line)
+    return Library(parsed.records, path=path, text=text, bom=bom, newline=parsed.newline,
+                   macros=parsed.macros, problems=problems, failed=parsed.failed)
+
+
+# ------------------------------------------------------------------ writing
+def render(library: Library) -> str:
+    """The document text after the library's pending edits (without BOM)."""
+    replaced, removed, added = library.pending()
+    text = library.text
+    if not (replaced or removed or added):
+        return text
+    nl = library.newline
+    indent = bibtex.detect_indent(text)
+    edits: list[tuple[int, int, str]] = []
+    for rec in replaced:
+        old = library.original_of(rec)
+        src = rec.source
+        if old is None or src is None:
+            continue
+        if old == rec:
+            continue
+        new_raw = bibtex.patch_entry(text[src.start:src.end], src, old, rec, library.macros,
+                                     indent=indent)
+        _verify(new_raw, rec, library.macros)
+        edits.append((src.start, src.end, new_raw))
+    for rec in removed:
+        src = rec.source
+        if src is None:
+            continue
+        start, end = src.start, src.end
+        # take the rest of the line and one blank line with the entry
+        while end < len(text) and text[end] in " \t":
+            end += 1
+        if text.startswith(nl, end):
+            end += len(nl)
+            if text.startswith(nl, end) and (start == 0 or text.endswith(nl + nl, 0, start)
+                                             or text.endswith(nl, 0, start)):
+                end += len(nl)
+        edits.append((start, end, ""))
+    edits.sort(key=lambda e: e[0])
+    parts: list[str] = []
+    pos = 0
+    for start, end, rep in edits:
+        parts.append(text[pos:start])
+        parts.append(rep)
+        pos = end
+    parts.append(text[pos:])
+    out = "".join(parts)
+    if added:
+        chunks = []
+        for rec in added:
+            entry = bibtex.format_entry(rec, indent=indent, newline=nl)
+            _verify(entry, rec, library.macros)
+            chunks.append(entry)
+        if out and not out.endswith(nl):
+            out += nl
+        if out.strip() and not out.endswith(nl + nl):
+            out += nl
+        out += (nl + nl).join(chunks) + nl
+    return out
+
+
+def _verify(entry_text: str, rec: Record, macros: dict[str, str]) -> None:
+    """Parse what we are about to write and check it reads back as intended."""
+    pre = "".join(f"@string{{{k} = {{{v}}}}}\n" for k, v in macros.items()
+                  if "{" not in v and "}" not in v)
+    parsed = bibtex.parse(pre + entry_text)
+    if (parsed.failed or len(parsed.records) != 1 or parsed.records[0].key != rec.key
+            or parsed.records[0].fields != rec.fields or parsed.records[0].type != rec.type):
+        raise WriteError(f"internal check failed: the text written for '{rec.key}' would not "
+                         "read back the same; nothing was written")
+
+
+def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
+    """Write the library's pending edits. Returns False when there was nothing to do."""
+    target = Path(path) if path is not None else library.path
+    if target is None:
+        raise WriteError("no path to save the library to")
+    if not library.changed and path is None:
+        return False
+    text = render(library)
+    data = (UTF8_BOM if library.bom else b"") + text.encode("utf-8")
+    atomic_write(target, data)
+    fresh = bibtex.parse(text)  # new offsets and lines for the saved document
+    library.records[:] = _rebind(library.records, fresh.records)
+    library.text = text
+    library.failed = fresh.failed
+    library.mark_saved()
+    if len(data) >= _CACHE_MIN_BYTES:
+        _cache_write(target, hashlib.blake2b(data, digest_size=20).hexdigest(), len(data), fresh)
+    return True
+
+
+def _rebind(current: list[Record], fresh: list[Record]) -> list[Record]:
+    if len(current) != len(fresh):
+        return fresh
+    for cur, new in zip(current, fresh):
+        if cur.key != new.key:
+            return fresh
+        cur.source = new.source
+        cur.line = new.line
+        cur.fields = new.fields
+    return current
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that readers see the old or the new file, never
+    a mix. A symlink stays a symlink: its target is replaced."""
+    real = Path(os.path.realpath(path))
+    folder = real.parent
+    try:
+        mode = stat.S_IMODE(real.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    except OSError as exc:
+        raise WriteError(f"cannot write: {exc.strerror}", path=path) from None
+    if real.exists() and not os.access(real, os.W_OK):
+        raise WriteError("the file is read-only; nothing was written", path=path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=TEMP_SUFFIX, dir=folder)
+    except OSError as exc:
+        raise WriteError(f"cannot create a temporary file in {folder}: "
+                         f"{exc.strerror or exc}; nothing was written", path=path) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, real)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise WriteError(f"could not write the library ({exc.strerror or exc}); "
+                             "the old file is unchanged", path=path) from None
+        raise
+    _fsync_dir(folder)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def clean_stale_temp_files(path: Path) -> list[Path]:
+    """Remove temp files a killed pubcli left beside the library (call under the lock)."""
+    real = Path(os.path.realpath(path))
+    removed = []
+    for p in real.parent.glob(f".{real.name}.*{TEMP_SUFFIX}"):
+        with contextlib.suppress(OSError):
+            p.unlink()
+            removed.append(p)
+    return removed
+
+
+# ------------------------------------------------------------------ locking
+def lock_path(path: Path) -> Path:
+    real = Path(os.path.realpath(path))
+    return real.with_name(real.name + ".lock")
+
+
+@contextlib.contextmanager
+def locked(path: Path, *, timeout: float | None = None,
+           on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold the library's exclusive lock. ``on_wait`` is told once if we have to wait."""
+    from filelock import FileLock, Timeout
+
+    if timeout is None:
+        timeout = float(os.environ.get("PUBCLI_LOCK_TIMEOUT", "60"))
+    lp = lock_path(path)
+    lock = FileLock(str(lp))
+    try:
+        try:
+            lock.acquire(timeout=0.2)
+        except Timeout:
+            if on_wait:
+                on_wait(f"waiting for another pubcli process to finish with {path} "
+                        f"(lock {lp.name}, up to {timeout:g} s)")
+            lock.acquire(timeout=timeout)
+    except Timeout:
+        raise LockTimeout(f"another process has held the lock {lp} for more than {timeout:g} s; "
+                          "nothing was written", path=path) from None
+    except OSError as exc:
+        raise WriteError(f"cannot create the lock file {lp}: {exc.strerror or exc}",
+                         path=path) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+@contextlib.contextmanager
+def transaction(path: str | os.PathLike[str], *, dry_run: bool = False,
+                on_wait: Callable[[str], None] | None = None) -> Iterator[Library]:
+    """Lock, load, let the caller edit, then save once if anything changed.
+
+    An exception inside the block leaves the file untouched. With
+    ``dry_run`` nothing is written (and no lock is taken).
+    """
+    path = Path(path)
+    if dry_run:
+        yield load(path)
+        return
+    # check we can read before creating a lock file beside a wrong path
+    read_text(path)
+    with locked(path, on_wait=on_wait):
+        clean_stale_temp_files(path)
+        lib = load(path)
+        yield lib
+        if lib.changed:
+            save(lib)
+
+
+# ------------------------------------------------------------------ cache
+def cache_dir() -> Path:
+    base = os.environ.get("PUBCLI_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    root = Path(base) if base else Path.home() / ".cache"
+    return root / "pubcli" if not os.environ.get("PUBCLI_CACHE_DIR") else root
+
+
+def _cache_file(path: Path) -> Path:
+    name = hashlib.sha1(os.path.realpath(path).encode("utf-8", "surrogateescape")).hexdigest()
+    return cache_dir() / f"{name}.marshal"
+
+
+def _private(p: Path, *, is_dir: bool) -> bool:
+    """True when ``p`` belongs to us and nobody else can write it."""
+    try:
+        st = p.lstat()
+    except OSError:
+        return False
+    if is_dir and not stat.S_ISDIR(st.st_mode):
+        return False
+    if not is_dir and not stat.S_ISREG(st.st_mode):
+        return False
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return False
+    return not (st.st_mode & 0o022)
+
+
+def _cache_key(digest: str, size: int) -> tuple:
+    import bibtexparser
+
+    return (CACHE_FORMAT, __version__, bibtexparser.__version__, sys.version_info[:2],
+            digest, size)
+
+
+def _cache_read(path: Path, digest: str, size: int) -> bibtex.Parsed | None:
+    if os.environ.get("PUBCLI_NO_CACHE"):
+        return None
+    cfile = _cache_file(path)
+    if not (_private(cfile.parent, is_dir=True) and _private(cfile, is_dir=False)):
+        return None
+    was_enabled = gc.isenabled()
+    gc.disable()  # see bibtex.parse: the GC only slows down building many objects
+    try:
+        with open(cfile, "rb") as fh:
+            key, payload = marshal.loads(fh.read())
+        if tuple(key) != _cache_key(digest, size):
+            return None
+        return _unpack(payload)
+    except (OSError, EOFError, ValueError, TypeError, IndexError):
+        return None
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _cache_write(path: Path, digest: str, size: int, parsed: bibtex.Parsed) -> None:
+    if os.environ.get("PUBCLI_NO_CACHE"):
+        return
+    cdir = _cache_file(path).parent
+    try:
+        cdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(cdir, is_dir=True):
+            return
+        fd, tmp = tempfile.mkstemp(dir=cdir, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            marshal.dump((_cache_key(digest, size), _pack(parsed)), fh)
+        os.replace(tmp, _cache_file(path))
+    except OSError:
+        return  # a cache we cannot write is only a slower next run
+
+
+def _pack(p: bibtex.Parsed) -> tuple:
+    recs = tuple((r.key, r.type, r.fields, r.line, r.source.start, r.source.end,
+                  r.source.type_written, r.source.key_written, r.source.fields,
+                  r.source.read_only) for r in p.records)
+    failed = tuple((f.line, f.start, f.raw, f.reason) for f in p.failed)
+    return (recs, failed, tuple(p.warnings), p.macros, p.newline)
+
+
+def _unpack(t: tuple) -> bibtex.Parsed:
+    recs, failed, warnings, macros, newline = t
+    records = [Record(k, ty, fields, line,
+                      bibtex.Source(s, e, tw, kw, tuple(map(tuple, fw)), newline, ro))
+               for (k, ty, fields, line, s, e, tw, kw, fw, ro) in recs]
+    return bibtex.Parsed(records, [bibtex.Failed(*f) for f in failed],
+                         [tuple(w) for w in warnings], dict(macros), newline)
+
+
+def source_text(library: Library, rec: Record) -> str:
+    """The entry's text as it stands in the file (or as it would be written)."""
+    src = rec.source
+    if src is not None and library.original_of(rec) is None:
+        return library.text[src.start:src.end]
+    return bibtex.format_entry(rec, indent=bibtex.detect_indent(library.text),
+                               newline=library.newline)

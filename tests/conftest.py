@@ -1,0 +1,68 @@
+"""Shared fixtures. Tests never touch data/library.bib: they copy it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "data" / "library.bib"
+SHIPPED_CONFIG = ROOT / "data" / "pubcli.toml"
+SEED_PAGE = ROOT / "tests" / "data" / "publications-page.txt"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory, monkeypatch):
+    """No user cache, no library from the environment, no colour surprises."""
+    monkeypatch.setenv("PUBCLI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.delenv("PUBCLI_LIBRARY", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("COLUMNS", "120")
+
+
+@pytest.fixture
+def library(tmp_path) -> Path:
+    """A temp copy of the shipped library (and its pubcli.toml) in tmp/data/."""
+    d = tmp_path / "data"
+    d.mkdir()
+    shutil.copy(SHIPPED, d / "library.bib")
+    shutil.copy(SHIPPED_CONFIG, d / "pubcli.toml")
+    return d / "library.bib"
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def cli(runner):
+    """Run pubcli in-process: cli("list", "--by", "year") -> Result."""
+    from pubcli.cli import app
+
+    def run(*args: str, input: str | None = None, env: dict | None = None):
+        return runner.invoke(app, [str(a) for a in args], input=input, env=env)
+
+    return run
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    if isinstance(text, str):
+        text = text.encode("utf-8")
+    path.write_bytes(text)
+    return path
+
+
+@pytest.fixture
+def chdir(monkeypatch):
+    def go(path: Path):
+        monkeypatch.chdir(path)
+    return go
+
+
+def pytest_report_header(config):
+    return f"pubcli tests; chromium: {'present' if os.path.exists('/usr/bin/chromium') else 'absent'}"
