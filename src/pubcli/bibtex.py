@@ -186,6 +186,7 @@ _FAST_FIELD = re.compile(
 _FAST_END = re.compile(r"\s*\}")
 _BLOCK_AT_LINE_START = re.compile(r"\n[^\S\n]*(@\w*[ \t]*[{(])")
 _SPECIAL_TYPES = frozenset({"comment", "string", "preamble"})
+_SENTINEL = "@comment{}"
 
 
 def _fast_entry(text: str, start: int, stop: int):
@@ -256,7 +257,10 @@ def _parse(text: str, fast: bool) -> Parsed:
                 slow_from, slow_line = start, line
         else:
             if slow_from is not None:
-                _parse_with_splitter(text[slow_from:start], slow_from, slow_line, out)
+                # The "@comment{}" makes an unfinished block end the way it does in
+                # the whole document ("unexpected block start"), not at end of file.
+                _parse_with_splitter(text[slow_from:start] + _SENTINEL, slow_from, slow_line,
+                                     out)
                 slow_from = None
             etype, key, fields_written, end = got
             values: dict[str, str] = {}
@@ -286,10 +290,17 @@ def _parse_with_splitter(text: str, offset: int, line_offset: int, out: Parsed) 
         if isinstance(block, _bm.String):
             macros[block.key.lower()] = evaluate(block.value, macros)
             continue
+        if isinstance(block, _bm.DuplicateBlockKeyBlock):
+            # a second entry with a taken key: pubcli keeps it as a record and
+            # reports the duplicate key itself (store.load), whichever path read it
+            block = block.ignore_error_block
         if isinstance(block, _bm.ParsingFailedBlock) and not isinstance(
                 block, _bm.DuplicateFieldKeyBlock):
             error = getattr(block, "error", None)
             reason = getattr(error, "abort_reason", None) or str(error or "unreadable block")
+            if reason.startswith("Unexpected block start"):
+                reason = ("the block is not closed before the next line starting with '@' "
+                          "(a missing '}' or '\"'?)")
             pos = text.find(raw, cursor) if raw else -1
             out.failed.append(Failed(line_offset + start_line + 1,
                                      offset + pos if pos >= 0 else -1, raw, reason.strip()))

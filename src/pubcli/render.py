@@ -27,15 +27,15 @@ def heading(name: str, count: int, by: GroupBy) -> str:
     return f"{name} ({count} {noun})"
 
 
-def _author_segments(rec: Record, owner: str | None, limit: int = 3):
-    v_authors = view(rec).authors
+def _author_segments(rec: Record, v_authors: list[str], owner: str | None, limit: int = 3):
     flags = owner_flags(rec.fields.get("author") or rec.fields.get("editor"), owner)
     owner_idx = {i for i, f in enumerate(flags) if f}
     return short_authors(v_authors, owner_idx, limit)
 
 
 def tables(groups: Groups, by: GroupBy, owner: str | None = None) -> list:
-    """rich renderables: a table per group, titled with its count."""
+    """rich renderables: a table per group, titled with its count; each title
+    carries its citation key on a dim second line."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -49,16 +49,16 @@ def tables(groups: Groups, by: GroupBy, owner: str | None = None) -> list:
         t.add_column("Authors", ratio=3)
         t.add_column("Venue", ratio=2)
         t.add_column("Areas", ratio=2)
-        t.add_column("Key", style="dim", overflow="fold", ratio=1)
         for rec in recs:
             v = view(rec)
             authors = Text()
-            for seg, is_owner in _author_segments(rec, owner):
+            for seg, is_owner in _author_segments(rec, v.authors, owner):
                 authors.append(seg, style="bold" if is_owner else None)
             title = Text(v.title or "(no title)")
             if v.featured:
                 title.append(" ★", style="yellow")
-            t.add_row(str(v.year or ""), title, authors, v.venue, ", ".join(v.areas), v.key)
+            title.append("\n" + v.key, style="dim")  # the key, for tag/dedupe commands
+            t.add_row(str(v.year or ""), title, authors, v.venue, ", ".join(v.areas))
         out.append(t)
     return out
 
@@ -73,7 +73,7 @@ def plain(groups: Groups, by: GroupBy, owner: str | None = None,
         lines.append(bold(heading(name, len(recs), by)))
         for rec in recs:
             v = view(rec)
-            authors = "".join(bold(s) if o else s for s, o in _author_segments(rec, owner))
+            authors = "".join(bold(s) if o else s for s, o in _author_segments(rec, v.authors, owner))
             cells = [str(v.year or "----"), v.title or "(no title)", authors, v.venue,
                      ", ".join(v.areas), v.key]
             lines.append("  " + " | ".join(cells))

@@ -82,6 +82,8 @@ def decode(data: bytes, path: Path | str | None = None) -> tuple[str, bool]:
 def load(path: str | os.PathLike[str], *, use_cache: bool = True) -> Library:
     """Load a library file. Unreadable BibTeX blocks are kept and listed in
     ``library.problems``; only I/O and encoding problems raise."""
+    if not str(path).strip():
+        raise LibraryNotFound("the library path is empty")
     path = Path(path)
     data, text, bom = read_text(path)
     parsed = None
@@ -327,6 +329,8 @@ def transaction(path: str | os.PathLike[str], *, dry_run: bool = False,
     An exception inside the block leaves the file untouched. With
     ``dry_run`` nothing is written (and no lock is taken).
     """
+    if not str(path).strip():
+        raise LibraryNotFound("the library path is empty")
     path = Path(path)
     if dry_run:
         yield load(path)

@@ -29,7 +29,7 @@ class PubcliGroup(TyperGroup):
     def main(self, args: Any = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
              **extra: Any) -> Any:
-        from ._click import click
+        from ._click import Abort, ClickException, UsageError
 
         try:
             rv = super().main(args=args, prog_name=prog_name or "pubcli",
@@ -38,13 +38,13 @@ class PubcliGroup(TyperGroup):
         except PubcliError as exc:
             _error(exc.format())
             code = exc.exit_code
-        except click.exceptions.Abort:
+        except Abort:
             _error("aborted")
             code = 130
-        except click.ClickException as exc:
+        except ClickException as exc:
             hint = ""
             ctx = getattr(exc, "ctx", None)
-            if ctx is not None and isinstance(exc, click.UsageError):
+            if ctx is not None and isinstance(exc, UsageError):
                 hint = f" (see '{ctx.command_path} --help')"
             _error(exc.format_message().replace("\n", " ") + hint)
             code = exc.exit_code

@@ -1,8 +1,13 @@
-"""click, as typer ships it: recent typer releases vendor it as ``typer._click``."""
+"""The click exceptions pubcli's error boundary needs, wherever typer keeps them.
+
+Recent typer releases vendor click as ``typer._click``; older ones depend on click.
+"""
+
+from typer import Abort
 
 try:
-    from typer import _click as click  # type: ignore[attr-defined]
+    from typer._click.exceptions import ClickException, UsageError  # type: ignore
 except ImportError:  # typer releases that depend on click itself
-    import click  # type: ignore[no-redef]
+    from click.exceptions import ClickException, UsageError  # type: ignore[no-redef]
 
-__all__ = ["click"]
+__all__ = ["Abort", "ClickException", "UsageError"]

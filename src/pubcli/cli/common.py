@@ -41,6 +41,10 @@ def report_problems(lib) -> None:
 
 
 def stdout_is_terminal() -> bool:
+    """Is stdout a terminal? ``TTY_COMPATIBLE=1``/``0`` (as rich reads it) overrides."""
+    forced = os.environ.get("TTY_COMPATIBLE")
+    if forced in {"0", "1"}:
+        return forced == "1"
     try:
         return sys.stdout.isatty()
     except (AttributeError, ValueError):
