@@ -21,9 +21,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from bibtexparser import model as _bm
-from bibtexparser.splitter import Splitter
-
 from .errors import ValidationError
 from .model import Record
 
@@ -277,6 +274,10 @@ def _parse(text: str, fast: bool) -> Parsed:
 def _parse_with_splitter(text: str, offset: int, line_offset: int, out: Parsed) -> None:
     """Read ``text`` (which starts at ``offset``/``line_offset`` in the document)
     with bibtexparser's splitter and append what it finds to ``out``."""
+    # imported here: a clean file never needs it, and it costs start-up time
+    from bibtexparser import model as _bm
+    from bibtexparser.splitter import Splitter
+
     lib = Splitter(text).split()
     macros = out.macros
     newline = out.newline
