@@ -64,6 +64,7 @@ def _convert(s: str) -> str:
         return _plain(s)
 
 
+@lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Accent- and case-insensitive form for searching: "Müller" -> "muller"."""
     if text.isascii():

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from .latex import fold, to_text
 
-_AND_RE = re.compile(r"\s+and\s+", re.I)
+_AND_SPLIT_RE = re.compile(r"(\s+and\s+)", re.I)
 
 
 class Name(NamedTuple):
@@ -41,25 +41,23 @@ def split_authors(value: str | None) -> list[str]:
     """Split an author field on " and " outside braces; "others" is kept."""
     if not value:
         return []
+    parts = _AND_SPLIT_RE.split(value.strip())
     if "{" not in value:
-        return [a.strip() for a in _AND_RE.split(value.strip()) if a.strip()]
-    out, depth, start, i = [], 0, 0, 0
-    n = len(value)
-    while i < n:
-        c = value[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        elif depth == 0 and c.isspace():
-            m = _AND_RE.match(value, i)
-            if m:
-                out.append(value[start:i].strip())
-                start = i = m.end()
-                continue
-        i += 1
-    out.append(value[start:].strip())
-    return [a for a in out if a]
+        return [p.strip() for p in parts[::2] if p.strip()]
+    # re-join pieces whose split point fell inside braces ({Barnes and Noble})
+    out: list[str] = []
+    cur = ""
+    for i, piece in enumerate(parts):
+        if i % 2 and not cur:
+            continue  # the separator after a finished name
+        cur += piece
+        if i % 2 == 0 and cur.count("{") <= cur.count("}"):
+            if cur.strip():
+                out.append(cur.strip())
+            cur = ""
+    if cur.strip():
+        out.append(cur.strip())
+    return out
 
 
 def _split_commas(name: str) -> list[str]:

@@ -15,7 +15,7 @@ import json
 from typing import Callable, Sequence
 
 from .model import GroupBy, Record
-from .view import owner_flags, short_authors, view
+from .view import View, owner_flags, short_authors, view
 
 Groups = Sequence[tuple[str, Sequence[Record]]]
 
@@ -27,10 +27,9 @@ def heading(name: str, count: int, by: GroupBy) -> str:
     return f"{name} ({count} {noun})"
 
 
-def _author_segments(rec: Record, v_authors: list[str], owner: str | None, limit: int = 3):
-    flags = owner_flags(rec.fields.get("author") or rec.fields.get("editor"), owner)
-    owner_idx = {i for i, f in enumerate(flags) if f}
-    return short_authors(v_authors, owner_idx, limit)
+def _author_segments(v: View, owner: str | None, limit: int = 3):
+    owner_idx = {i for i, f in enumerate(owner_flags(v.names, owner)) if f}
+    return short_authors(v.authors, owner_idx, limit)
 
 
 def tables(groups: Groups, by: GroupBy, owner: str | None = None) -> list:
@@ -52,7 +51,7 @@ def tables(groups: Groups, by: GroupBy, owner: str | None = None) -> list:
         for rec in recs:
             v = view(rec)
             authors = Text()
-            for seg, is_owner in _author_segments(rec, v.authors, owner):
+            for seg, is_owner in _author_segments(v, owner):
                 authors.append(seg, style="bold" if is_owner else None)
             title = Text(v.title or "(no title)")
             if v.featured:
@@ -73,7 +72,7 @@ def plain(groups: Groups, by: GroupBy, owner: str | None = None,
         lines.append(bold(heading(name, len(recs), by)))
         for rec in recs:
             v = view(rec)
-            authors = "".join(bold(s) if o else s for s, o in _author_segments(rec, v.authors, owner))
+            authors = "".join(bold(s) if o else s for s, o in _author_segments(v, owner))
             cells = [str(v.year or "----"), v.title or "(no title)", authors, v.venue,
                      ", ".join(v.areas), v.key]
             lines.append("  " + " | ".join(cells))

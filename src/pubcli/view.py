@@ -7,7 +7,6 @@ title, an author list or a date reads the same everywhere.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from .latex import to_text
 from .model import MONTH_NAMES, Record
@@ -16,21 +15,32 @@ from .names import Name, name_matches, parse_name, split_authors
 _DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
 
 
-@dataclass
 class View:
-    key: str
-    type: str
-    type_group: str
-    year: int | None
-    month: int | None
-    title: str
-    authors: list[str]
-    venue: str
-    areas: list[str]
-    featured: bool = False
-    details: list[tuple[str, str]] = field(default_factory=list)  # ("Published by", "Microsoft")
-    links: list[tuple[str, str]] = field(default_factory=list)    # ("DOI", "https://doi.org/..")
-    abstract: str = ""
+    """A record as a reader sees it. Cheap parts are computed at once, the rest
+    (details, links, abstract) on first use: listings of 100k entries need
+    only titles, authors and venues."""
+
+    __slots__ = ("rec", "key", "type", "type_group", "year", "month", "title", "authors",
+                 "names", "venue", "areas", "featured", "_details", "_links")
+
+    def __init__(self, rec: Record) -> None:
+        f = rec.fields
+        self.rec = rec
+        self.key = rec.key
+        self.type = rec.type
+        self.type_group = rec.type_group
+        self.year = rec.year
+        self.month = rec.month
+        self.title = to_text(rec.title)
+        raw_names = split_authors(f.get("author") or f.get("editor"))
+        self.names: list[Name] = [parse_name(a) for a in raw_names]
+        self.authors = [n.display if raw.lower() != "others" else "et al."
+                        for n, raw in zip(self.names, raw_names)]
+        self.venue = to_text(rec.venue)
+        self.areas = rec.areas
+        self.featured = rec.featured
+        self._details: list[tuple[str, str]] | None = None
+        self._links: list[tuple[str, str]] | None = None
 
     @property
     def date(self) -> str:
@@ -38,6 +48,42 @@ class View:
         if self.year and self.month:
             return f"{MONTH_NAMES[self.month - 1]} {self.year}"
         return str(self.year) if self.year else ""
+
+    @property
+    def details(self) -> list[tuple[str, str]]:
+        """[("Report", "MSR-TR-..."), ("Published by", "Microsoft"), ("ISBN", ...)]."""
+        if self._details is None:
+            f, rec = self.rec.fields, self.rec
+            details = []
+            if rec.type in {"techreport", "report"} and f.get("number") \
+                    and rec.venue != f.get("number"):
+                details.append(("Report", to_text(f["number"])))
+            for label, name in (("Published by", "publisher"), ("ISBN", "isbn")):
+                if f.get(name) and to_text(f[name]) != self.venue:
+                    details.append((label, to_text(f[name])))
+            self._details = details
+        return self._details
+
+    @property
+    def links(self) -> list[tuple[str, str]]:
+        """[("DOI", "https://doi.org/..."), ("URL", ...), ("arXiv", ...)]: http(s) only."""
+        if self._links is None:
+            f = self.rec.fields
+            links = []
+            if f.get("doi"):
+                links.append(("DOI", doi_url(f["doi"])))
+            if f.get("url") and is_http_url(f["url"]):
+                links.append(("URL", f["url"].strip()))
+            eprint = f.get("eprint", "").strip()
+            if eprint and (f.get("archiveprefix", f.get("eprinttype", "")).lower() == "arxiv"
+                           or re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?", eprint)):
+                links.append(("arXiv", "https://arxiv.org/abs/" + eprint))
+            self._links = links
+        return self._links
+
+    @property
+    def abstract(self) -> str:
+        return to_text(self.rec.fields.get("abstract", ""))
 
 
 def doi_url(doi: str) -> str:
@@ -49,34 +95,14 @@ def is_http_url(url: str) -> bool:
 
 
 def view(rec: Record) -> View:
-    f = rec.fields
-    details = []
-    if rec.type in {"techreport", "report"} and f.get("number") and rec.venue != f.get("number"):
-        details.append(("Report", to_text(f["number"])))
-    for label, name in (("Published by", "publisher"), ("ISBN", "isbn")):
-        if f.get(name) and to_text(f[name]) != to_text(rec.venue):
-            details.append((label, to_text(f[name])))
-    links = []
-    if f.get("doi"):
-        links.append(("DOI", doi_url(f["doi"])))
-    if f.get("url") and is_http_url(f["url"]):
-        links.append(("URL", f["url"].strip()))
-    eprint = f.get("eprint", "").strip()
-    if eprint and (f.get("archiveprefix", f.get("eprinttype", "")).lower() == "arxiv"
-                   or re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?", eprint)):
-        links.append(("arXiv", "https://arxiv.org/abs/" + eprint))
-    return View(rec.key, rec.type, rec.type_group, rec.year, rec.month, to_text(rec.title),
-                [parse_name(a).display if a.lower() != "others" else "et al."
-                 for a in split_authors(f.get("author") or f.get("editor"))],
-                to_text(rec.venue), rec.areas, rec.featured, details, links,
-                to_text(f.get("abstract", "")))
+    return View(rec)
 
 
-def owner_flags(authors_raw: str | None, owner: str | None) -> list[bool]:
-    names = split_authors(authors_raw)
+def owner_flags(names: list[Name], owner: str | None) -> list[bool]:
+    """Which of the parsed names denote the owner ("Olatunji Ruwase")."""
     if not owner:
         return [False] * len(names)
-    return [name_matches(parse_name(a), owner) for a in names]
+    return [name_matches(n, owner) for n in names]
 
 
 def short_authors(names: list[str], owner_idx: set[int], limit: int = 3) -> list[tuple[str, bool]]:
