@@ -28,6 +28,8 @@ _MONTHS = {
 }
 MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July",
                "August", "September", "October", "November", "December"]
+_MONTH_FAST = {**{name: i + 1 for i, name in enumerate(MONTH_NAMES)},
+               **{str(i): i for i in range(1, 13)}}
 
 
 class GroupBy(str, Enum):
@@ -115,6 +117,9 @@ def split_areas(value: str | None) -> list[str]:
     """Split a ``keywords`` value into areas (commas; semicolons are read too)."""
     if not value:
         return []
+    if "," not in value and ";" not in value:
+        area = " ".join(value.split())
+        return [area] if area else []
     out: list[str] = []
     seen: set[str] = set()
     for part in re.split(r"[,;]", value):
@@ -132,6 +137,8 @@ def join_areas(areas: Iterable[str]) -> str:
 def parse_year(value: str | None) -> int | None:
     if not value:
         return None
+    if len(value) == 4 and value.isdigit():
+        return int(value)
     m = _YEAR_RE.search(value)
     return int(m.group(1)) if m else None
 
@@ -140,6 +147,9 @@ def parse_month(value: str | None) -> int | None:
     """Month number from ``may``, ``May``, ``5``, ``05`` or ``{May}``; None if unknown."""
     if not value:
         return None
+    n = _MONTH_FAST.get(value)
+    if n is not None:
+        return n
     v = value.strip().strip("{}").strip().lower()
     if v.isdigit():
         n = int(v)

@@ -97,7 +97,7 @@ def _is_von(word: str) -> bool:
     return bool(text) and text[0].islower() and not word.startswith("{")
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=1 << 18)
 def parse_name(raw: str) -> Name:
     """Parse one BibTeX name into its parts (in Unicode)."""
     parts = _split_commas(raw)
@@ -125,6 +125,18 @@ def parse_name(raw: str) -> Name:
         end += 1
     return Name(to_text(" ".join(words[:start])), to_text(" ".join(words[start:end])),
                 to_text(" ".join(words[end:])), "")
+
+
+@lru_cache(maxsize=1 << 18)
+def display_name(raw: str) -> str:
+    """"First von Last, Jr" in Unicode for one raw BibTeX name ("et al." for others)."""
+    return "et al." if raw.lower() == "others" else parse_name(raw).display
+
+
+@lru_cache(maxsize=1 << 16)
+def is_person(raw: str, person: str) -> bool:
+    """Does the raw BibTeX name denote ``person``? (cached name_matches)"""
+    return name_matches(parse_name(raw), person)
 
 
 def display_authors(value: str | None) -> list[str]:

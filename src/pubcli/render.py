@@ -28,7 +28,7 @@ def heading(name: str, count: int, by: GroupBy) -> str:
 
 
 def _author_segments(v: View, owner: str | None, limit: int = 3):
-    owner_idx = {i for i, f in enumerate(owner_flags(v.names, owner)) if f}
+    owner_idx = {i for i, f in enumerate(owner_flags(v.raw_names, owner)) if f}
     return short_authors(v.authors, owner_idx, limit)
 
 

@@ -10,7 +10,7 @@ import re
 
 from .latex import to_text
 from .model import MONTH_NAMES, Record
-from .names import Name, name_matches, parse_name, split_authors
+from .names import Name, display_name, is_person, parse_name, split_authors
 
 _DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
 
@@ -21,7 +21,7 @@ class View:
     only titles, authors and venues."""
 
     __slots__ = ("rec", "key", "type", "type_group", "year", "month", "title", "authors",
-                 "names", "venue", "areas", "featured", "_details", "_links")
+                 "raw_names", "venue", "areas", "featured", "_details", "_links")
 
     def __init__(self, rec: Record) -> None:
         f = rec.fields
@@ -32,15 +32,18 @@ class View:
         self.year = rec.year
         self.month = rec.month
         self.title = to_text(rec.title)
-        raw_names = split_authors(f.get("author") or f.get("editor"))
-        self.names: list[Name] = [parse_name(a) for a in raw_names]
-        self.authors = [n.display if raw.lower() != "others" else "et al."
-                        for n, raw in zip(self.names, raw_names)]
+        self.raw_names = split_authors(f.get("author") or f.get("editor"))
+        self.authors = [display_name(a) for a in self.raw_names]
         self.venue = to_text(rec.venue)
         self.areas = rec.areas
         self.featured = rec.featured
         self._details: list[tuple[str, str]] | None = None
         self._links: list[tuple[str, str]] | None = None
+
+    @property
+    def names(self) -> list[Name]:
+        """The authors (or editors) parsed into first / von / last / jr."""
+        return [parse_name(a) for a in self.raw_names]
 
     @property
     def date(self) -> str:
@@ -98,11 +101,11 @@ def view(rec: Record) -> View:
     return View(rec)
 
 
-def owner_flags(names: list[Name], owner: str | None) -> list[bool]:
-    """Which of the parsed names denote the owner ("Olatunji Ruwase")."""
+def owner_flags(raw_names: list[str], owner: str | None) -> list[bool]:
+    """Which of the raw BibTeX names denote the owner ("Olatunji Ruwase")."""
     if not owner:
-        return [False] * len(names)
-    return [name_matches(n, owner) for n in names]
+        return [False] * len(raw_names)
+    return [is_person(n, owner) for n in raw_names]
 
 
 def short_authors(names: list[str], owner_idx: set[int], limit: int = 3) -> list[tuple[str, bool]]:
