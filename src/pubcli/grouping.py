@@ -86,6 +86,10 @@ def _has_author(rec: Record, people: list[str]) -> bool:
     return False
 
 
+def _newest_first(rec: Record) -> tuple[int, int]:
+    return (-(rec.year or 0), -(rec.month or 0))
+
+
 def group(records: Sequence[Record], by: GroupBy | str,
           area_order: Sequence[str] = ()) -> list[tuple[str, list[Record]]]:
     """Group records, newest first inside each group.
@@ -98,7 +102,8 @@ def group(records: Sequence[Record], by: GroupBy | str,
     * none: one group named "" holding everything.
     """
     by = GroupBy(by)
-    ordered = sorted(records, key=Record.sort_key_newest)
+    # newest first; within a month the file's order stays (as on the seed page)
+    ordered = sorted(records, key=_newest_first)
     if by is GroupBy.none:
         return [("", ordered)] if ordered else []
     groups: dict[str, list[Record]] = {}

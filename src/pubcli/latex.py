@@ -15,6 +15,7 @@ from functools import lru_cache
 
 _MATH_RE = re.compile(r"(?<!\\)(\$\$?)(.+?)(?<!\\)\1", re.S)
 _WS_RE = re.compile(r"\s+")
+_BARE_AMP_RE = re.compile(r"(?<!\\)&")
 
 
 @lru_cache(maxsize=1)
@@ -58,6 +59,7 @@ def _convert(s: str) -> str:
         return ""
     if "\\" not in s:
         return _plain(s)
+    s = _BARE_AMP_RE.sub(r"\\&", s)  # a bare & in a .bib field is text, not a column
     try:
         return _converter().latex_to_text(s)
     except Exception:  # pylatexenc is tolerant; on a surprise, show the source  # noqa: BLE001

@@ -238,7 +238,3 @@ class Record:
     @property
     def type_group(self) -> str:
         return type_group(self.type)
-
-    def sort_key_newest(self) -> tuple[int, int, str]:
-        """Sort key for "newest first": negative year and month, then title."""
-        return (-(self.year or 0), -(self.month or 0), self.title.lower())

@@ -1,0 +1,125 @@
+"""Exporters: the publications page as HTML or Markdown.
+
+Three steps, each in its own place:
+
+1. **style** (:mod:`.style`): records -> a :class:`~.style.Page` of entries,
+   deciding what to say about each one (built on :mod:`pubcli.view`);
+2. **templates** (Jinja2, shipped in ``pubcli/templates``; ``--template FILE``
+   for a user's own): the layout;
+3. **backend** (:mod:`.html`, :mod:`.markdown`): escaping, filters, and the
+   environment the templates run in (autoescaping always on).
+
+The registry :data:`EXPORTERS` maps a format name to its backend module, which
+defines ``NAME``, ``TEMPLATE``, ``environment(loader)`` and ``context(page, env)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Callable, Sequence
+
+from ..errors import PubcliError, ValidationError
+from ..grouping import Filters
+from ..model import Record
+from .style import PAGE_GROUPINGS, Page, build_page
+
+TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+
+@dataclass(frozen=True)
+class Exporter:
+    name: str
+    module: str          # backend module inside this package
+    media_type: str
+    suffix: str
+
+    @property
+    def backend(self) -> ModuleType:
+        return importlib.import_module(f"{__name__}.{self.module}")
+
+    def render(self, page: Page, template: str | Path | None = None) -> str:
+        """The page as text, with the shipped template or the user's ``template`` file."""
+        return render(self, page, template)
+
+
+EXPORTERS: dict[str, Exporter] = {
+    "html": Exporter("html", "html", "text/html", ".html"),
+    "markdown": Exporter("markdown", "markdown", "text/markdown", ".md"),
+}
+
+
+def get(name: str) -> Exporter:
+    try:
+        return EXPORTERS[name]
+    except KeyError:
+        raise ValidationError(f"unknown export format {name!r} "
+                              f"(known: {', '.join(sorted(EXPORTERS))})") from None
+
+
+class TemplateError(PubcliError):
+    """A user template that cannot be read, parsed or rendered."""
+
+
+def _loader(user_dir: Path | None):
+    from jinja2 import ChoiceLoader, FileSystemLoader, PrefixLoader
+
+    shipped = FileSystemLoader(str(TEMPLATE_DIR), encoding="utf-8")
+    loaders = [FileSystemLoader(str(user_dir), encoding="utf-8")] if user_dir else []
+    # "pubcli/page.html.j2" always names the shipped template (to extend it).
+    return ChoiceLoader(loaders + [PrefixLoader({"pubcli": shipped}), shipped])
+
+
+def _once_filter():
+    """``{{ e|once(entry) }}``: call the macro once per entry, reuse its output.
+
+    An entry reads the same in every group it appears in, so a page of 10k
+    entries renders 10k entries, not one per group membership."""
+    done: dict[int, object] = {}
+
+    def once(entry, macro):
+        out = done.get(id(entry))
+        if out is None:
+            out = done[id(entry)] = macro(entry)
+        return out
+    return once
+
+
+def render(exporter: Exporter, page: Page, template: str | Path | None = None) -> str:
+    import jinja2
+
+    backend = exporter.backend
+    path = Path(template) if template is not None else None
+    if path is not None and not path.is_file():
+        raise TemplateError("template file not found", path=path)
+    env = backend.environment(_loader(path.resolve().parent if path else None))
+    env.filters["once"] = _once_filter()
+    name = path.name if path else backend.TEMPLATE
+    try:
+        tpl = env.get_template(name)
+        return tpl.render(backend.context(page, env))
+    except jinja2.TemplateSyntaxError as exc:
+        raise TemplateError(f"template syntax error: {exc.message}",
+                            path=exc.filename or path, line=exc.lineno) from None
+    except jinja2.TemplateError as exc:
+        raise TemplateError(f"template error: {exc}", path=path or name) from None
+    except UnicodeDecodeError:
+        raise TemplateError("template is not UTF-8 text", path=path or name) from None
+
+
+def export(records: Sequence[Record], fmt: str, *, source_text: Callable[[Record], str],
+           filters: Filters | None = None, by: Sequence[str] = PAGE_GROUPINGS,
+           owner: str | None = None, role: str | None = None,
+           area_order: Sequence[str] = (), template: str | Path | None = None,
+           stamp: str | None = None) -> str:
+    """Records (in file order) -> the page text in format ``fmt``."""
+    exporter = get(fmt)
+    page = build_page(records, source_text=source_text, filters=filters, by=by, owner=owner,
+                      role=role, area_order=area_order, stamp=stamp)
+    return exporter.render(page, template)
+
+
+__all__ = ["EXPORTERS", "Exporter", "get", "export", "render", "build_page", "Page",
+           "PAGE_GROUPINGS", "TemplateError"]

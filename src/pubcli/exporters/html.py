@@ -1,0 +1,89 @@
+"""HTML backend: one self-contained, autoescaped HTML5 page.
+
+The page's CSS and JavaScript live beside the templates (``_page.css.j2``,
+``_page.js.j2``) and are inlined verbatim; a Content-Security-Policy that
+allows exactly those two blocks (by SHA-256 hash) and no network at all is
+computed here, so a script that somehow reached the page could not run.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from functools import lru_cache
+from typing import Sequence
+
+from markupsafe import Markup, escape
+
+from ..errors import ValidationError
+from .style import Span
+
+NAME = "html"
+TEMPLATE = "page.html.j2"
+STYLE = "_page.css.j2"
+SCRIPT = "_page.js.j2"
+
+
+def rich(spans: Sequence[Span]) -> Markup:
+    """Styled runs -> escaped HTML (``<em>``, ``<strong>``, math as ``$...$`` text)."""
+    runs: list[tuple[bool, bool, list[str]]] = []
+    for sp in spans:
+        text = str(escape(sp.text))
+        if sp.math:
+            text = f'<span class="math">{text}</span>'
+        if runs and runs[-1][:2] == (sp.em, sp.strong):
+            runs[-1][2].append(text)
+        else:
+            runs.append((sp.em, sp.strong, [text]))
+    out = []
+    for em, strong, parts in runs:
+        text = "".join(parts)
+        if strong:
+            text = f"<strong>{text}</strong>"
+        if em:
+            text = f"<em>{text}</em>"
+        out.append(text)
+    return Markup("".join(out))
+
+
+def authors(people: Sequence[tuple[str, bool]]) -> Markup:
+    """Comma-separated names, the owner's in ``<strong class="owner">``."""
+    return Markup(", ".join(f'<strong class="owner">{_escaped(name)}</strong>' if owner
+                            else _escaped(name) for name, owner in people))
+
+
+@lru_cache(maxsize=65536)
+def _escaped(text: str) -> str:
+    return str(escape(text))  # names recur from entry to entry
+
+
+def csp_hash(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
+
+
+def environment(loader):
+    from jinja2 import Environment, StrictUndefined
+
+    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["rich"] = rich
+    env.filters["authors"] = authors
+    return env
+
+
+def context(page, env) -> dict:
+    """What every HTML template gets: the page, the inline CSS/JS and their hashes."""
+    style = env.loader.get_source(env, STYLE)[0]
+    script = env.loader.get_source(env, SCRIPT)[0]
+    for name, text in ((STYLE, style), (SCRIPT, script)):
+        if "</" in text:
+            # "</" would end the inline <style>/<script> block early
+            raise ValidationError(f"template {name} must not contain '</'")
+    return {
+        "page": page,
+        "style": Markup(style),
+        "script": Markup(script),
+        "style_hash": csp_hash(style),
+        "script_hash": csp_hash(script),
+    }

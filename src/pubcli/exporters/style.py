@@ -1,0 +1,349 @@
+"""The style step: what a publications page says about each record.
+
+Built on :mod:`pubcli.view`, this turns records into format-neutral data that
+the templates lay out and the backends (:mod:`.markdown`, :mod:`.html`) escape:
+
+* titles and abstracts as :class:`Span` runs, so ``\\emph{..}``/``\\textit{..}``
+  become emphasis, ``\\textbf{..}`` strong text and ``$...$`` math stays verbatim;
+* authors with the owner flagged; "ICLR 2024 | May 2024" venue lines; details
+  such as "Published by Microsoft" or "ISBN: ..."; links that are only ever
+  ``http(s)`` URLs (DOIs become ``https://doi.org/...``).
+
+Nothing here escapes anything: escaping belongs to the backends.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, NamedTuple, Sequence
+from urllib.parse import quote
+
+from ..grouping import Filters, group, select
+from ..latex import fold, to_text
+from ..model import GroupBy, Record
+from ..view import doi_url, is_http_url, owner_flags, view
+
+# The groupings a page can show, in the seed page's order.
+PAGE_GROUPINGS: tuple[str, ...] = ("year", "area", "type")
+SECTION_TITLES = {
+    "year": ("Publications by Year", "By year"),
+    "area": ("Publications by Research Area", "By research area"),
+    "type": ("Publications by Type", "By type"),
+}
+
+
+class Span(NamedTuple):
+    """A run of text with one style. ``math`` text is ``$...$`` as written."""
+
+    text: str
+    em: bool = False
+    strong: bool = False
+    math: bool = False
+
+
+class Link(NamedTuple):
+    label: str
+    url: str
+
+
+@dataclass
+class Entry:
+    """One publication as a page shows it (shared by every group it appears in)."""
+
+    key: str
+    type: str
+    type_group: str
+    year: int | None
+    title: tuple[Span, ...]
+    title_text: str
+    title_url: str | None
+    authors: list[tuple[str, bool]]   # (name, is the page owner)
+    venue: str
+    date: str
+    details: list[str]
+    links: list[Link]
+    abstract: tuple[Span, ...]
+    bibtex: str
+    areas: list[str]
+    featured: bool
+
+    @property
+    def venue_line(self) -> str:
+        """"ICLR 2024 | May 2024", or just one of the two."""
+        return " | ".join(p for p in (self.venue, self.date) if p)
+
+
+@dataclass
+class Group:
+    name: str
+    slug: str
+    entries: list[Entry]
+
+    @property
+    def count(self) -> int:
+        return len(self.entries)
+
+
+@dataclass
+class Section:
+    by: str
+    title: str
+    tab_label: str
+    slug: str
+    groups: list[Group]
+
+    @property
+    def count(self) -> int:
+        return len({e.key for g in self.groups for e in g.entries})
+
+
+@dataclass
+class Page:
+    owner: str | None
+    role: str | None
+    featured: list[Entry]
+    sections: list[Section]
+    total: int
+    stamp: str | None = None
+    generator: str = "pubcli"
+    entries: list[Entry] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return f"{self.owner} \u2014 Publications" if self.owner else "Publications"
+
+
+# ---------------------------------------------------------------- LaTeX to spans
+_STYLE_CMDS = {"emph": "em", "textit": "em", "textsl": "em", "textbf": "strong"}
+_STYLE_DECLS = {"em": "em", "it": "em", "itshape": "em", "sl": "em", "slshape": "em",
+                "bf": "strong", "bfseries": "strong"}
+_STYLE_HINT = re.compile(r"\\(?:emph|textit|textsl|textbf|em|it|itshape|sl|slshape|bf|bfseries)"
+                         r"(?![A-Za-z])")
+_MATH_AT = re.compile(r"(\$\$?)(.+?)(?<!\\)\1", re.S)
+_CMD_NAME = re.compile(r"[A-Za-z]+")
+
+
+def rich(value: str | None) -> tuple[Span, ...]:
+    """LaTeX field value -> styled runs of Unicode text (math kept as ``$...$``)."""
+    if not value:
+        return ()
+    if "$" not in value and ("\\" not in value or not _STYLE_HINT.search(value)):
+        text = to_text(value)
+        return (Span(text),) if text else ()
+    out: list[Span] = []
+    _parse(value, 0, len(value), False, False, out)
+    return _normalize(out)
+
+
+def plain(spans: Iterable[Span]) -> str:
+    return "".join(s.text for s in spans)
+
+
+def _match_brace(s: str, i: int, end: int) -> int:
+    """Index of the ``}`` closing the ``{`` at ``i`` (-1 if unbalanced)."""
+    depth = 0
+    j = i
+    while j < end:
+        c = s[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return -1
+
+
+def _flush(s: str, start: int, stop: int, em: bool, strong: bool, out: list[Span]) -> None:
+    piece = s[start:stop]
+    if not piece:
+        return
+    text = to_text(piece)
+    lead = " " if piece[0].isspace() or piece[0] == "~" else ""
+    trail = " " if piece[-1].isspace() or (piece[-1] == "~" and not piece.endswith("\\~")) else ""
+    if text:
+        out.append(Span(lead + text + trail, em, strong))
+    elif lead or trail:
+        out.append(Span(" ", em, strong))
+
+
+def _parse(s: str, i: int, end: int, em: bool, strong: bool, out: list[Span]) -> None:
+    start = i
+    while i < end:
+        c = s[i]
+        if c == "\\":
+            m = _CMD_NAME.match(s, i + 1, end)
+            if not m:  # \$, \{, \\ ...: an escaped character
+                i += 2
+                continue
+            name = m.group(0)
+            j = m.end()
+            style = _STYLE_CMDS.get(name)
+            if style:
+                k = j
+                while k < end and s[k].isspace():
+                    k += 1
+                if k < end and s[k] == "{":
+                    close = _match_brace(s, k, end)
+                    if close != -1:
+                        _flush(s, start, i, em, strong, out)
+                        _parse(s, k + 1, close, em or style == "em",
+                               strong or style == "strong", out)
+                        i = start = close + 1
+                        continue
+            i = j
+            continue
+        if c == "{":
+            close = _match_brace(s, i, end)
+            if close == -1:
+                i += 1
+                continue
+            inner = s[i + 1:close]
+            m = re.match(r"\s*\\([A-Za-z]+)(?![A-Za-z])\s*", inner)
+            decl = _STYLE_DECLS.get(m.group(1)) if m else None
+            if decl:
+                _flush(s, start, i, em, strong, out)
+                _parse(s, i + 1 + m.end(), close, em or decl == "em",
+                       strong or decl == "strong", out)
+                i = start = close + 1
+                continue
+            if "$" in inner or _STYLE_HINT.search(inner):
+                _flush(s, start, i, em, strong, out)
+                _parse(s, i + 1, close, em, strong, out)
+                i = start = close + 1
+                continue
+            i = close + 1  # a plain group ({ZeRO}, \'{e}): left to to_text
+            continue
+        if c == "$":
+            m = _MATH_AT.match(s, i, end)
+            if m:
+                _flush(s, start, i, em, strong, out)
+                out.append(Span(" ".join(m.group(0).split()), em, strong, math=True))
+                i = start = m.end()
+                continue
+        i += 1
+    _flush(s, start, end, em, strong, out)
+
+
+def _normalize(spans: list[Span]) -> tuple[Span, ...]:
+    """Merge runs of one style, collapse spaces across runs, trim both ends."""
+    merged: list[Span] = []
+    for sp in spans:
+        text = sp.text
+        if merged and merged[-1].text.endswith(" ") and text.startswith(" "):
+            text = text[1:]
+        if not text:
+            continue
+        prev = merged[-1] if merged else None
+        if prev and not prev.math and not sp.math and (prev.em, prev.strong) == (sp.em, sp.strong):
+            merged[-1] = Span(prev.text + text, sp.em, sp.strong)
+        else:
+            merged.append(Span(text, sp.em, sp.strong, sp.math))
+    if merged and merged[0].text.startswith(" "):
+        merged[0] = Span(merged[0].text.lstrip(), merged[0].em, merged[0].strong, merged[0].math)
+    if merged and merged[-1].text.endswith(" "):
+        last = merged[-1]
+        merged[-1] = Span(last.text.rstrip(), last.em, last.strong, last.math)
+    return tuple(s for s in merged if s.text)
+
+
+# ---------------------------------------------------------------- links
+# Characters a URL may carry as they are; everything else is percent-encoded.
+_URL_SAFE = "/:?#[]@!$&'()*+,;=%-._~"
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
+
+
+_PLAIN_URL = re.compile(r"^https?://[A-Za-z0-9/:?#\[\]@!$&'()*+,;=%._~-]+$", re.I)
+
+
+def safe_url(url: str) -> str | None:
+    """An ``http(s)`` URL with unsafe characters percent-encoded, or None."""
+    url = url.strip()
+    if _PLAIN_URL.match(url):
+        return url
+    if not re.match(r"^https?://", url, re.I):
+        return None
+    encoded = quote(url, safe=_URL_SAFE)
+    return encoded if is_http_url(encoded) else None
+
+
+def doi_link(doi: str) -> str | None:
+    """``https://doi.org/...`` for a DOI such as ``10.1145/3190508.3190517``."""
+    suffix = to_text(_DOI_PREFIX.sub("", doi.strip())) if "\\" in doi else _DOI_PREFIX.sub(
+        "", doi.strip())
+    if not re.match(r"^10\.\d{2,9}/\S", suffix):
+        return None
+    return safe_url(doi_url(suffix))
+
+
+def _detail(label: str, value: str) -> str:
+    return f"{label} {value}" if label.endswith(" by") else f"{label}: {value}"
+
+
+# ---------------------------------------------------------------- records to entries
+def entry(rec: Record, owner: str | None, bibtex: str) -> Entry:
+    v = view(rec)
+    links: list[Link] = []
+    for label, url in v.links:
+        good = doi_link(rec.fields.get("doi", "")) if label == "DOI" else safe_url(url)
+        if good:
+            links.append(Link(label, good))
+    title_url = next((lk.url for lk in links if lk.label in ("DOI", "URL")), None)
+    title = rich(rec.title)
+    flags = owner_flags(v.raw_names, owner)
+    authors = list(zip(v.authors, flags))
+    return Entry(
+        key=rec.key, type=rec.type, type_group=v.type_group, year=v.year,
+        title=title, title_text=(plain(title) if len(title) > 1 else v.title) or rec.key,
+        title_url=title_url,
+        authors=authors, venue=v.venue, date=v.date,
+        details=[_detail(label, value) for label, value in v.details if value],
+        links=links, abstract=rich(rec.fields.get("abstract")), bibtex=bibtex,
+        areas=list(v.areas), featured=v.featured)
+
+
+def slugify(text: str) -> str:
+    s = unicodedata.normalize("NFKD", fold(text))
+    s = re.sub(r"[^a-z0-9]+", "-", s.encode("ascii", "ignore").decode()).strip("-")
+    return s or "group"
+
+
+def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str],
+               filters: Filters | None = None, by: Sequence[str] = PAGE_GROUPINGS,
+               owner: str | None = None, role: str | None = None,
+               area_order: Sequence[str] = (), stamp: str | None = None) -> Page:
+    """The page for ``records`` (in file order): featured entries and the groupings."""
+    # newest first; records of the same month keep their order in the file
+    chosen = sorted(select(records, filters), key=lambda r: (-(r.year or 0), -(r.month or 0)))
+    cache: dict[int, Entry] = {}
+    for rec in chosen:
+        cache[id(rec)] = entry(rec, owner, source_text(rec))
+    entries = [cache[id(r)] for r in chosen]
+    used: set[str] = {"featured", "main", "contents", "q", "status", "toc-h", "featured-h"}
+    sections = []
+    for name in dict.fromkeys(by):  # repeated --by values count once
+        title, tab = SECTION_TITLES[name]
+        slug = _unique(f"by-{name}", used)
+        groups = []
+        for gname, recs in group(chosen, GroupBy(name), area_order):
+            groups.append(Group(gname, _unique(f"{slug}-{slugify(gname)}", used),
+                                [cache[id(r)] for r in recs]))
+        sections.append(Section(name, title, tab, slug, groups))
+    return Page(owner=owner, role=role, featured=[e for e in entries if e.featured],
+                sections=sections, total=len(entries), stamp=stamp, entries=entries)
+
+
+def _unique(slug: str, used: set[str]) -> str:
+    """A fresh id; its heading's id (``<id>-h``) is reserved along with it."""
+    out, n = slug, 2
+    while out in used or f"{out}-h" in used:
+        out = f"{slug}-{n}"
+        n += 1
+    used.update((out, f"{out}-h"))
+    return out

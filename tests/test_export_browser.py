@@ -1,0 +1,232 @@
+"""The exported HTML page in a real browser (headless Chromium via Playwright).
+
+Skipped, with the reason, where /usr/bin/chromium is absent (.ci/run installs
+Debian's chromium). No browser is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from pubcli import store
+
+from .conftest import write
+from .test_export import HOSTILE
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                       reason=f"{CHROMIUM} not found: install Debian's chromium "
+                              "(apt-get install chromium) to run the browser tests"),
+]
+
+
+try:  # the test extra installs playwright; without it the tests are skipped
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:  # pragma: no cover
+    expect = sync_playwright = None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if sync_playwright is None:
+        pytest.skip("the playwright package is not installed (pip install -e '.[test]')")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+class Page:
+    """A page plus what it logged and what it fetched."""
+
+    def __init__(self, browser, url: str, **context):
+        self.context = browser.new_context(**context)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type in
+                     ("error", "warning") else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.url = url
+        self.page.goto(url)
+
+    def visible_keys(self, selector: str) -> list[str]:
+        return self.page.eval_on_selector_all(
+            f"{selector} li.pub",
+            "els => els.filter(e => e.offsetParent !== null).map(e => e.dataset.key)")
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def exported(cli, library, tmp_path):
+    def make(lib: Path | None = None, *args: str) -> str:
+        out = tmp_path / "site" / "index.html"
+        r = cli("export", "html", "-o", out, "-l", lib or library, *args)
+        assert r.exit_code == 0, r.output
+        return out.as_uri()
+    return make
+
+
+@pytest.fixture
+def opened(browser):
+    pages = []
+
+    def open_(url: str, **context) -> Page:
+        p = Page(browser, url, **context)
+        pages.append(p)
+        return p
+    yield open_
+    for p in pages:
+        p.close()
+
+
+def test_page_loads_without_errors_or_network_requests(exported, opened):
+    p = opened(exported())
+    assert p.page.title() == "Olatunji Ruwase \u2014 Publications"
+    assert p.page.locator("h1").inner_text() == "Olatunji Ruwase"
+    assert p.page.locator(".featured li.pub").count() == 1
+    assert p.errors == []
+    assert p.requests == [p.url]  # the page itself, nothing else
+
+
+def test_tabs_switch_with_mouse_and_keyboard(exported, opened):
+    p = opened(exported())
+    pg = p.page
+    year, area, kind = (pg.locator(f"#by-{n}") for n in ("year", "area", "type"))
+    assert year.is_visible() and not area.is_visible() and not kind.is_visible()
+    pg.get_by_role("tab", name="By type").click()
+    assert kind.is_visible() and not year.is_visible()
+    assert pg.get_by_role("tab", name="By type").get_attribute("aria-selected") == "true"
+    assert pg.get_by_role("tabpanel").get_attribute("id") == "by-type"
+    pg.keyboard.press("ArrowLeft")
+    assert area.is_visible() and not kind.is_visible()
+    assert pg.evaluate("document.activeElement.textContent") == "By research area"
+    pg.keyboard.press("Home")
+    assert year.is_visible()
+    # a table-of-contents link into another tab opens that tab
+    pg.locator(".toc a[href='#by-type-preprints-and-other']").click()
+    assert kind.is_visible() and pg.locator("#by-type-preprints-and-other").is_visible()
+    assert p.errors == []
+
+
+def test_search_filters_as_you_type_and_hides_emptied_groups(exported, opened):
+    p = opened(exported())
+    pg = p.page
+    box = pg.get_by_label("Search publications")
+    box.press_sequentially("zero")
+    status = expect(pg.locator("#status"))
+    status.to_have_text("4 of 20 publications match \u201czero\u201d")
+    assert p.visible_keys("#by-year") == ["wang2024zero", "rajbhandari2021zeroinfinity",
+                                          "ren2021zerooffload", "rajbhandari2020zero"]
+    groups = pg.eval_on_selector_all("#by-year section.group",
+                                     "els => els.filter(e => !e.hidden).map(e => e.id)")
+    assert groups == ["by-year-2024", "by-year-2021", "by-year-2020"]
+    assert pg.locator("#by-year-2021 .count").inner_text() == "(2 of 3)"
+    assert not pg.locator(".toc [data-group='by-year-2015']").is_visible()
+    # accent- and case-insensitive, all words must match
+    box.fill("SEBASTIEN bubeck")
+    status.to_have_text(re.compile(r"^1 of 20 "))
+    assert p.visible_keys("#by-year") == ["abdin2024phi3"]
+    box.fill("sébastien")
+    status.to_have_text("1 of 20 publications match \u201csébastien\u201d")
+    box.fill("no such paper")
+    status.to_have_text(re.compile(r"^0 of 20 "))
+    assert p.visible_keys("main") == []
+    assert pg.locator("#by-year .empty").is_visible()
+    assert not pg.locator("#featured").is_visible()
+    box.press("Escape")
+    status.to_have_text("")
+    assert len(p.visible_keys("#by-year")) == 20 and pg.locator("#featured").is_visible()
+    assert p.errors == []
+
+
+def test_bibtex_toggle_shows_the_verbatim_entry_and_copies_it(exported, opened, library):
+    lib = store.load(library)
+    source = store.source_text(lib, next(r for r in lib.records if r.key == "yan2016serf"))
+    p = opened(exported(), permissions=["clipboard-read", "clipboard-write"])
+    pg = p.page
+    entry = pg.locator("#by-year li.pub[data-key='yan2016serf']")
+    pre = entry.locator(".bibtex pre")
+    assert not pre.is_visible()
+    entry.locator(".bibtex summary").click()
+    assert pre.is_visible()
+    assert pre.evaluate("e => e.textContent") == source
+    entry.get_by_role("button", name="Copy BibTeX of yan2016serf").click()
+    expect(pg.locator("#status")).to_have_text("BibTeX copied to the clipboard")
+    assert pg.evaluate("navigator.clipboard.readText()") == source
+    # keyboard: the summary is focusable and toggles with Enter
+    entry.locator(".bibtex summary").focus()
+    pg.keyboard.press("Enter")
+    assert not pre.is_visible()
+    assert p.errors == []
+
+
+def test_abstract_toggle(exported, opened, tmp_path):
+    lib = write(tmp_path / "abs.bib", "@misc{a2020, title = {T}, author = {Doe, Jane}, "
+                                      "year = 2020, abstract = {We show $x<y$ \\emph{fast}.}}\n")
+    p = opened(exported(lib))
+    body = p.page.locator("#by-year .abstract p")
+    assert not body.is_visible()
+    p.page.locator("#by-year .abstract summary").click()
+    assert body.inner_text() == "We show $x<y$ fast."
+    assert body.locator("em").inner_text() == "fast"
+    assert p.errors == []
+
+
+def test_injected_script_never_runs(exported, opened, tmp_path):
+    lib = write(tmp_path / "hostile.bib", HOSTILE)
+    p = opened(exported(lib))
+    pg = p.page
+    pg.locator("#by-year .bibtex summary").first.click()
+    pg.locator("#by-year .abstract summary").first.click()
+    pg.get_by_role("tab", name="By research area").click()
+    pg.locator("#by-area .pub .title a").first.hover()
+    assert pg.evaluate("window.__pwned") is None
+    assert pg.locator("script").count() == 1 and pg.locator("img, svg").count() == 0
+    title = pg.locator("#by-year li.pub[data-key='evil2024'] .title").inner_text()
+    assert title.startswith("<script>window.__pwned=1</script> *not bold*")
+    hrefs = pg.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+    assert all(h.startswith(("https:", "file:")) for h in hrefs), hrefs
+    assert p.errors == []
+
+
+def test_dark_mode_and_phone_width(exported, opened):
+    url = exported()
+    light = opened(url, color_scheme="light").page
+    dark = opened(url, color_scheme="dark", viewport={"width": 360, "height": 740},
+                  is_mobile=True, has_touch=True).page
+    bg = "getComputedStyle(document.body).backgroundColor"
+    assert light.evaluate(bg) == "rgb(255, 255, 255)"
+    assert dark.evaluate(bg) == "rgb(15, 19, 24)"
+    # nothing wider than the phone screen
+    assert dark.evaluate("document.documentElement.scrollWidth") <= 360
+    dark.get_by_role("tab", name="By type").tap()
+    assert dark.locator("#by-type").is_visible()
+    # an open BibTeX entry scrolls inside its box, not the page; its copy button shows
+    entry = dark.locator("#by-type li.pub").first
+    entry.locator(".bibtex summary").tap()
+    assert entry.locator(".copy").is_visible()
+    box = entry.locator(".copy").bounding_box()
+    assert box["x"] + box["width"] <= 360
+    assert dark.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def test_without_javascript_every_grouping_is_shown(exported, opened):
+    p = opened(exported(), java_script_enabled=False)
+    for n in ("year", "area", "type"):
+        assert p.page.locator(f"#by-{n}").is_visible()
+    assert not p.page.locator("[role=tablist]").is_visible()
+    assert not p.page.get_by_label("Search publications").is_visible()
+    assert p.page.locator(".bibtex summary").first.is_visible()  # <details> needs no script
