@@ -344,3 +344,45 @@ def test_fast_path_agrees_with_bibtexparser_on_every_tricky_file():
              for r in slow.records], path.name
         assert [(f.line, f.start, f.raw) for f in fast.failed] == \
             [(f.line, f.start, f.raw) for f in slow.failed], path.name
+
+
+def test_after_a_save_the_library_in_memory_matches_the_file(library):
+    """Offsets and lines are brought up to date without re-parsing: they must agree
+    with a fresh load after replacing, removing and adding entries together."""
+    lib = store.load(library)
+    for key, note in (("wang2024zero", "A long note\nover two lines"), ("ruwase2004practical", "x")):
+        rec = lib[key]
+        lib.replace(key, rec.copy(fields={**rec.fields, "note": note}))
+    rec = lib["dogar2008ditto"]
+    lib.replace(rec.key, rec.copy(key="dogar2008dittonew"))
+    lib.remove("yan2016serf")
+    lib.remove("abdin2024phi3")
+    for i in range(3):
+        lib.add(Record(f"new{i}", "misc", {"title": f"New {i}", "note": "two\nlines"}))
+    store.save(lib)
+    fresh = store.load(library, use_cache=False)
+    assert snapshot(lib) == snapshot(fresh)
+    assert [(r.source.fields, r.source.key_written) for r in lib] == \
+        [(r.source.fields, r.source.key_written) for r in fresh]
+    # and a second round of edits on the rebased library still writes the right text
+    rec = lib["new1"]
+    lib.replace("new1", rec.copy(fields={**rec.fields, "year": "2026"}))
+    rec = lib["seshadri2015page"]
+    lib.replace(rec.key, rec.copy(fields={**rec.fields, "pages": "216--228"}))
+    store.save(lib)
+    fresh = store.load(library, use_cache=False)
+    assert snapshot(lib) == snapshot(fresh)
+    assert fresh["new1"].fields["year"] == "2026"
+    assert fresh["seshadri2015page"].fields["pages"] == "216--228"
+
+
+def test_rebase_keeps_broken_blocks_lines(tmp_path):
+    path = copy(ROOT / "tests/data/tricky/broken_block.bib", tmp_path)
+    lib = store.load(path)
+    rec = lib["good1"]
+    lib.replace("good1", rec.copy(fields={**rec.fields, "note": "one\ntwo\nthree"}))
+    store.save(lib)
+    fresh = store.load(path, use_cache=False)
+    assert [(p.line, p.message) for p in lib.problems] == \
+        [(p.line, p.message) for p in fresh.problems]
+    assert [p.line for p in fresh.problems] == [9, 16]  # three more lines above them

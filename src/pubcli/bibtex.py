@@ -220,22 +220,25 @@ def _regions(text: str) -> list[int]:
     return starts
 
 
-def parse(text: str, *, fast: bool = True) -> Parsed:
-    """Parse a whole document (a str without BOM). Never raises on bad BibTeX."""
+def parse(text: str, *, fast: bool = True, macros: Mapping[str, str] | None = None) -> Parsed:
+    """Parse a whole document (a str without BOM). Never raises on bad BibTeX.
+    ``macros`` are @string values known before the text starts."""
     # Building 100k records trips the cyclic GC over and over, for nothing:
     # nothing here forms cycles. Pausing it halves the time on big files.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _parse(text, fast)
+        return _parse(text, fast, macros)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _parse(text: str, fast: bool) -> Parsed:
+def _parse(text: str, fast: bool, macros: Mapping[str, str] | None) -> Parsed:
     newline = "\r\n" if "\r\n" in text else "\n"
     out = Parsed(newline=newline)
+    if macros:
+        out.macros.update(macros)
     if not fast:
         _parse_with_splitter(text, 0, 0, out)
         return out
@@ -286,15 +289,16 @@ def _parse_with_splitter(text: str, offset: int, line_offset: int, out: Parsed) 
     for block in lib.blocks:
         raw = block.raw or ""
         start_line = block.start_line or 0
+        if isinstance(block, _bm.DuplicateBlockKeyBlock):
+            # a second entry (or @string) with a taken key: pubcli keeps it as a record
+            # and reports the duplicate key itself (store.load), whichever path read it;
+            # a second @string redefines the macro, as in BibTeX
+            block = block.ignore_error_block
         if isinstance(block, (_bm.ImplicitComment, _bm.ExplicitComment, _bm.Preamble)):
             continue
         if isinstance(block, _bm.String):
             macros[block.key.lower()] = evaluate(block.value, macros)
             continue
-        if isinstance(block, _bm.DuplicateBlockKeyBlock):
-            # a second entry with a taken key: pubcli keeps it as a record and
-            # reports the duplicate key itself (store.load), whichever path read it
-            block = block.ignore_error_block
         if isinstance(block, _bm.ParsingFailedBlock) and not isinstance(
                 block, _bm.DuplicateFieldKeyBlock):
             error = getattr(block, "error", None)
@@ -310,7 +314,7 @@ def _parse_with_splitter(text: str, offset: int, line_offset: int, out: Parsed) 
         if isinstance(block, _bm.DuplicateFieldKeyBlock):
             entry = block.ignore_error_block
             dups = ", ".join(sorted(block.duplicate_keys))
-            read_only = f"duplicate field {dups}"
+            read_only = f"duplicate field ({dups})"
             out.warnings.append((line_offset + start_line + 1,
                                  f"entry '{entry.key}' has a duplicate field ({dups}); "
                                  "the first value is used"))

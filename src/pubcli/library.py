@@ -45,11 +45,15 @@ class Library:
         self.failed = failed or []  # blocks kept verbatim (bibtex.Failed)
         self.records: list[Record] = list(records)
         self._index: dict[str, Record] = {}
+        self._folded: dict[str, int] = {}  # casefolded key -> how many records use it
         for rec in self.records:
             self._index.setdefault(rec.key, rec)
+            folded = rec.key.casefold()
+            self._folded[folded] = self._folded.get(folded, 0) + 1
+        self._pos: dict[int, int] | None = None   # id(record) -> index in records
         self._originals: dict[int, Record] = {}  # id(new record) -> record it replaced
         self._removed: list[Record] = []
-        self._added: list[Record] = []
+        self._added: dict[int, Record] = {}      # id -> record, in insertion order
 
     # -- reading -----------------------------------------------------------
     def __len__(self) -> int:
@@ -75,15 +79,30 @@ class Library:
 
     def has_key(self, key: str) -> bool:
         """Keys are compared case-insensitively, as biber and biblatex do."""
-        folded = key.casefold()
-        return any(k.casefold() == folded for k in self._index) if key not in self._index \
-            else True
+        return self._folded.get(key.casefold(), 0) > 0
 
     @property
     def changed(self) -> bool:
         return bool(self._originals or self._removed or self._added)
 
     # -- editing -----------------------------------------------------------
+    def _position(self, rec: Record) -> int:
+        """Index of ``rec`` (by identity) in ``records``, in O(1) amortised."""
+        pos = self._pos
+        i = -1 if pos is None else pos.get(id(rec), -1)
+        if not (0 <= i < len(self.records)) or self.records[i] is not rec:
+            self._pos = pos = {id(r): j for j, r in enumerate(self.records)}
+            i = pos[id(rec)]
+        return i
+
+    def _count_key(self, key: str, delta: int) -> None:
+        folded = key.casefold()
+        n = self._folded.get(folded, 0) + delta
+        if n > 0:
+            self._folded[folded] = n
+        else:
+            self._folded.pop(folded, None)
+
     def add(self, record: Record) -> Record:
         if self.has_key(record.key):
             raise ValidationError(f"the key '{record.key}' is already in the library")
@@ -91,36 +110,46 @@ class Library:
         record.line = 0
         self.records.append(record)
         self._index[record.key] = record
-        self._added.append(record)
+        self._count_key(record.key, 1)
+        self._added[id(record)] = record
         return record
 
     def replace(self, old_key: str, new: Record) -> Record:
         """Put ``new`` in place of the entry ``old_key``; only that entry's text changes."""
         old = self[old_key]
-        if new.key != old_key and self.has_key(new.key):
+        if new.key.casefold() != old_key.casefold() and self.has_key(new.key):
             raise ValidationError(f"the key '{new.key}' is already in the library")
-        i = self.records.index(old)
+        i = self._position(old)
         new.source = old.source
         new.line = old.line
         self.records[i] = new
+        if self._pos is not None:
+            self._pos.pop(id(old), None)
+            self._pos[id(new)] = i
         del self._index[old_key]
         self._index[new.key] = new
-        if old in self._added:
-            self._added[self._added.index(old)] = new
+        self._count_key(old_key, -1)
+        self._count_key(new.key, 1)
+        if id(old) in self._added:
+            del self._added[id(old)]
+            self._added[id(new)] = new
         else:
             self._originals[id(new)] = self._originals.pop(id(old), old)
         return new
 
     def remove(self, key: str) -> Record:
         rec = self[key]
-        self.records.remove(rec)
+        del self.records[self._position(rec)]
+        self._pos = None
         del self._index[key]
-        for other in self.records:  # a duplicate key may now be reachable
-            if other.key == key:
-                self._index[key] = other
-                break
-        if rec in self._added:
-            self._added.remove(rec)
+        self._count_key(key, -1)
+        if self.has_key(key):  # another entry with this key may now be reachable
+            for other in self.records:
+                if other.key == key:
+                    self._index[key] = other
+                    break
+        if id(rec) in self._added:
+            del self._added[id(rec)]
         else:
             self._removed.append(self._originals.pop(id(rec), rec))
         return rec
@@ -133,7 +162,7 @@ class Library:
     def pending(self) -> tuple[list[Record], list[Record], list[Record]]:
         """(replaced records, removed records, added records)."""
         replaced = [r for r in self.records if id(r) in self._originals]
-        return replaced, list(self._removed), list(self._added)
+        return replaced, list(self._removed), list(self._added.values())
 
     def mark_saved(self) -> None:
         self._originals.clear()

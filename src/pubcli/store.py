@@ -37,7 +37,7 @@ from .model import Record
 
 UTF8_BOM = b"\xef\xbb\xbf"
 TEMP_SUFFIX = ".pubcli-tmp"
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 _CACHE_MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip
 
 
@@ -107,11 +107,21 @@ def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
 
 
 def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool) -> Library:
+    return Library(parsed.records, path=path, text=text, bom=bom, newline=parsed.newline,
+                   macros=parsed.macros, problems=_problems(parsed.failed, parsed.records),
+                   failed=parsed.failed)
+
+
+def _problems(failed: list[bibtex.Failed], records: list[Record]) -> list[Problem]:
+    """What a user should hear about a loaded file: blocks kept verbatim, entries
+    with a repeated field, keys used twice (compared case-insensitively)."""
     problems = [Problem(f.line, f"could not parse this block, kept as it is: {f.reason}")
-                for f in parsed.failed]
-    problems += [Problem(line, msg, "warning") for line, msg in parsed.warnings]
+                for f in failed]
     seen: dict[str, Record] = {}
-    for rec in parsed.records:
+    for rec in records:
+        if rec.source is not None and rec.source.read_only:
+            problems.append(Problem(rec.line, f"entry '{rec.key}' has a {rec.source.read_only}; "
+                                              "the first value is used", "warning"))
         folded = rec.key.casefold()
         if folded in seen:
             problems.append(Problem(rec.line, f"duplicate key '{rec.key}' (first used on line "
@@ -119,31 +129,41 @@ def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool
         else:
             seen[folded] = rec
     problems.sort(key=lambda p: p.line)
-    return Library(parsed.records, path=path, text=text, bom=bom, newline=parsed.newline,
-                   macros=parsed.macros, problems=problems, failed=parsed.failed)
+    return problems
 
 
 # ------------------------------------------------------------------ writing
+class _Plan:
+    """What a save changes: edits on the old text and entries appended at the end."""
+
+    def __init__(self) -> None:
+        self.edits: list[tuple[int, int, str, Record | None]] = []  # start, end, new text
+        self.appended: list[tuple[Record, int]] = []  # record, offset in the new text
+        self.parsed: dict[int, Record] = {}  # id(record) -> its new text, parsed
+
+
 def render(library: Library) -> str:
     """The document text after the library's pending edits (without BOM)."""
+    return _render(library)[0]
+
+
+def _render(library: Library) -> tuple[str, _Plan]:
+    plan = _Plan()
     replaced, removed, added = library.pending()
     text = library.text
     if not (replaced or removed or added):
-        return text
+        return text, plan
     nl = library.newline
     indent = bibtex.detect_indent(text)
-    edits: list[tuple[int, int, str]] = []
     for rec in replaced:
         old = library.original_of(rec)
         src = rec.source
-        if old is None or src is None:
-            continue
-        if old == rec:
+        if old is None or src is None or old == rec:
             continue
         new_raw = bibtex.patch_entry(text[src.start:src.end], src, old, rec, library.macros,
                                      indent=indent)
-        _verify(new_raw, rec, library.macros)
-        edits.append((src.start, src.end, new_raw))
+        plan.parsed[id(rec)] = _verify(new_raw, rec, library.macros, old)
+        plan.edits.append((src.start, src.end, new_raw, rec))
     for rec in removed:
         src = rec.source
         if src is None:
@@ -157,11 +177,11 @@ def render(library: Library) -> str:
             if text.startswith(nl, end) and (start == 0 or text.endswith(nl + nl, 0, start)
                                              or text.endswith(nl, 0, start)):
                 end += len(nl)
-        edits.append((start, end, ""))
-    edits.sort(key=lambda e: e[0])
+        plan.edits.append((start, end, "", None))
+    plan.edits.sort(key=lambda e: e[0])
     parts: list[str] = []
     pos = 0
-    for start, end, rep in edits:
+    for start, end, rep, _ in plan.edits:
         parts.append(text[pos:start])
         parts.append(rep)
         pos = end
@@ -171,25 +191,35 @@ def render(library: Library) -> str:
         chunks = []
         for rec in added:
             entry = bibtex.format_entry(rec, indent=indent, newline=nl)
-            _verify(entry, rec, library.macros)
-            chunks.append(entry)
+            plan.parsed[id(rec)] = _verify(entry, rec, library.macros)
+            chunks.append((rec, entry))
         if out and not out.endswith(nl):
             out += nl
         if out.strip() and not out.endswith(nl + nl):
             out += nl
-        out += (nl + nl).join(chunks) + nl
-    return out
+        for i, (rec, entry) in enumerate(chunks):
+            if i:
+                out += nl + nl
+            plan.appended.append((rec, len(out)))
+            out += entry
+        out += nl
+    return out, plan
 
 
-def _verify(entry_text: str, rec: Record, macros: dict[str, str]) -> None:
-    """Parse what we are about to write and check it reads back as intended."""
-    pre = "".join(f"@string{{{k} = {{{v}}}}}\n" for k, v in macros.items()
-                  if "{" not in v and "}" not in v)
-    parsed = bibtex.parse(pre + entry_text)
+def _verify(entry_text: str, rec: Record, macros: dict[str, str],
+            old: Record | None = None) -> Record:
+    """Parse what we are about to write and check it reads back as intended.
+    Fields unchanged since ``old`` keep their text verbatim and are not compared: a
+    macro they use may be (re)defined elsewhere in the file than ``macros`` says."""
+    parsed = bibtex.parse(entry_text, macros=macros)
+    got = parsed.records[0].fields if len(parsed.records) == 1 else {}
+    fields_ok = got.keys() == rec.fields.keys() and all(
+        got[k] == v for k, v in rec.fields.items() if old is None or old.fields.get(k) != v)
     if (parsed.failed or len(parsed.records) != 1 or parsed.records[0].key != rec.key
-            or parsed.records[0].fields != rec.fields or parsed.records[0].type != rec.type):
+            or not fields_ok or parsed.records[0].type != rec.type):
         raise WriteError(f"internal check failed: the text written for '{rec.key}' would not "
                          "read back the same; nothing was written")
+    return parsed.records[0]
 
 
 def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
@@ -199,29 +229,70 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
         raise WriteError("no path to save the library to")
     if not library.changed and path is None:
         return False
-    text = render(library)
+    text, plan = _render(library)
     data = (UTF8_BOM if library.bom else b"") + text.encode("utf-8")
     atomic_write(target, data)
-    fresh = bibtex.parse(text)  # new offsets and lines for the saved document
-    library.records[:] = _rebind(library.records, fresh.records)
+    _rebase(library, text, plan)
     library.text = text
-    library.failed = fresh.failed
+    library.problems = _problems(library.failed, library.records)
     library.mark_saved()
     if len(data) >= _CACHE_MIN_BYTES:
-        _cache_write(target, hashlib.blake2b(data, digest_size=20).hexdigest(), len(data), fresh)
+        parsed = bibtex.Parsed(library.records, library.failed, [], library.macros,
+                               library.newline)
+        _cache_write(target, hashlib.blake2b(data, digest_size=20).hexdigest(), len(data),
+                     parsed)
     return True
 
 
-def _rebind(current: list[Record], fresh: list[Record]) -> list[Record]:
-    if len(current) != len(fresh):
-        return fresh
-    for cur, new in zip(current, fresh):
-        if cur.key != new.key:
-            return fresh
-        cur.source = new.source
-        cur.line = new.line
-        cur.fields = new.fields
-    return current
+def _rebase(library: Library, text: str, plan: _Plan) -> None:
+    """Bring every record's (and kept block's) offsets and line up to date with the
+    text just written, without parsing the document again: text outside the edits
+    moved by what the edits before it added or removed."""
+    import bisect
+
+    old_text = library.text
+    starts = [e[0] for e in plan.edits]
+    shift_chars = [0]  # shift_chars[i]: total change made by the first i edits
+    shift_lines = [0]
+    for start, end, new, _ in plan.edits:
+        shift_chars.append(shift_chars[-1] + len(new) - (end - start))
+        shift_lines.append(shift_lines[-1] + new.count("\n") - old_text.count("\n", start, end))
+
+    def shift_before(offset: int) -> tuple[int, int]:
+        i = bisect.bisect_left(starts, offset)  # edits that start before ``offset``
+        return shift_chars[i], shift_lines[i]
+
+    edited = {id(rec): start for start, _, _, rec in plan.edits if rec is not None}
+    appended = dict((id(rec), offset) for rec, offset in plan.appended)
+    line = pos = 0
+    for rec in library.records:
+        if id(rec) in appended:
+            offset = appended[id(rec)]
+            line += text.count("\n", pos, offset)
+            pos = offset
+            rec.source = _placed(plan.parsed[id(rec)], offset, library.newline)
+            rec.line = line + 1
+        elif id(rec) in edited:
+            dc, dl = shift_before(edited[id(rec)])
+            rec.source = _placed(plan.parsed[id(rec)], edited[id(rec)] + dc, library.newline)
+            rec.line += dl
+        elif rec.source is not None:
+            dc, dl = shift_before(rec.source.start)
+            if dc or dl:
+                rec.source.start += dc
+                rec.source.end += dc
+                rec.line += dl
+    for f in library.failed:
+        if f.start >= 0:
+            dc, dl = shift_before(f.start)
+            f.start += dc
+            f.line += dl
+
+
+def _placed(parsed: Record, start: int, newline: str) -> bibtex.Source:
+    src = parsed.source
+    return bibtex.Source(start + src.start, start + src.end, src.type_written, src.key_written,
+                         src.fields, newline, src.read_only)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -229,13 +300,17 @@ def atomic_write(path: Path, data: bytes) -> None:
     a mix. A symlink stays a symlink: its target is replaced."""
     real = Path(os.path.realpath(path))
     folder = real.parent
+    owner = None
     try:
-        mode = stat.S_IMODE(real.stat().st_mode)
+        st = real.stat()
+        mode = stat.S_IMODE(st.st_mode)
+        owner = (st.st_uid, st.st_gid)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
     except OSError as exc:
         raise WriteError(f"cannot write: {exc.strerror}", path=path) from None
-    if real.exists() and not os.access(real, os.W_OK):
+    # no write bit at all means the owner made it read-only (root passes os.access)
+    if owner is not None and (not os.access(real, os.W_OK) or not mode & 0o222):
         raise WriteError("the file is read-only; nothing was written", path=path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=TEMP_SUFFIX, dir=folder)
@@ -247,13 +322,16 @@ def atomic_write(path: Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        if owner is not None and owner != (os.geteuid(), os.getegid()):
+            with contextlib.suppress(OSError):  # keep owner and group where we may
+                os.chown(tmp, *owner)
         os.chmod(tmp, mode)
         os.replace(tmp, real)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise WriteError(f"could not write the library ({exc.strerror or exc}); "
+            raise WriteError(f"could not write ({exc.strerror or exc}); "
                              "the old file is unchanged", path=path) from None
         raise
     _fsync_dir(folder)
