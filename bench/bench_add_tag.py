@@ -1,0 +1,164 @@
+"""Wall time of `pubcli add` (one entry) and `pubcli tag` (1,000 entries) on a big library.
+
+    python bench/bench_add_tag.py [--entries 100000] [--repeat 5] [--out bench/out]
+
+Generates the library once with bench/gen_library.py (kept in --out), then for
+each repeat works on a fresh copy and runs the real command line in a
+subprocess (interpreter start-up included), timing:
+
+* add, cold: no parse cache for the file (a new, empty PUBCLI_CACHE_DIR);
+* add, warm: the same again on the file the cold add just wrote (the store
+  writes its parse cache after each save, so this load is a cache hit);
+* tag 1,000 keys spread over the whole file (every Nth entry), cold and warm,
+  with ``--add AREA`` (each of the 1,000 entries' text is rewritten).
+
+Medians (and min/max) go to stdout and to OUT/bench_add_tag.json. Another
+in-process run breaks the warm add and tag down into phases (load, duplicate
+check, edit, save) so a slow phase can be found. Target: under 3 s each on
+2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+AREA = "Computer vision"
+
+
+def pubcli(args: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "pubcli", *args], env=env,
+                          capture_output=True, text=True)
+    elapsed = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"pubcli {' '.join(args[:6])}... failed ({proc.returncode}):\n"
+                         f"{proc.stderr}")
+    return elapsed
+
+
+def generate(n: int, out: Path) -> Path:
+    path = out / f"library-{n}.bib"
+    if not path.exists():
+        subprocess.run([sys.executable, str(ROOT / "bench" / "gen_library.py"), str(n),
+                        str(path)], check=True)
+    return path
+
+
+def stats(values: list[float]) -> dict[str, float]:
+    return {"median": round(statistics.median(values), 3), "min": round(min(values), 3),
+            "max": round(max(values), 3), "runs": len(values)}
+
+
+def add_args(lib: Path, i: int) -> list[str]:
+    return ["add", "--type", "inproceedings", "--title",
+            f"Benchmarking Quixotic Zebras Number {i} Across Frozen Lakes",
+            "--author", "Zed Quill", "--author", "Olatunji Ruwase", "--year", "2025",
+            "--venue", "BenchConf 2025", "--no-interactive", "-l", str(lib)]
+
+
+def tag_keys(n: int, count: int = 1000) -> list[str]:
+    step = max(1, n // count)
+    return [f"gen{i}" for i in range(0, n, step)][:count]
+
+
+def run_cli(source: Path, n: int, repeat: int) -> dict[str, dict[str, float]]:
+    times: dict[str, list[float]] = {k: [] for k in ("add_cold", "add_warm", "tag_cold",
+                                                     "tag_warm")}
+    keys = tag_keys(n)
+    for r in range(repeat):
+        with tempfile.TemporaryDirectory(prefix="pubcli-bench-") as tmp:
+            env = dict(os.environ, PUBCLI_CACHE_DIR=str(Path(tmp) / "cache"),
+                       PYTHONPATH=str(ROOT / "src"))
+            env.pop("PUBCLI_NO_CACHE", None)
+            lib = Path(tmp) / "library.bib"
+            shutil.copy(source, lib)
+            times["add_cold"].append(pubcli(add_args(lib, 2 * r), env))
+            times["add_warm"].append(pubcli(add_args(lib, 2 * r + 1), env))
+            shutil.copy(source, lib)
+            shutil.rmtree(Path(tmp) / "cache", ignore_errors=True)
+            times["tag_cold"].append(pubcli(["tag", *keys, "--add", AREA, "--new", "-l",
+                                             str(lib)], env))
+            times["tag_warm"].append(pubcli(["tag", *keys, "--remove", AREA, "-l", str(lib)],
+                                            env))
+            print(f"  run {r + 1}/{repeat}: " + ", ".join(f"{k} {v[-1]:.2f}s"
+                                                       for k, v in times.items()), flush=True)
+    return {k: stats(v) for k, v in times.items()}
+
+
+def phases(source: Path, n: int) -> dict[str, float]:
+    """One warm add and one warm tag, in process, split into phases (seconds)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from pubcli import areas, dedupe, entries, store
+    from pubcli.keys import taken_keys
+
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="pubcli-bench-") as tmp:
+        os.environ["PUBCLI_CACHE_DIR"] = str(Path(tmp) / "cache")
+        lib_path = Path(tmp) / "library.bib"
+        shutil.copy(source, lib_path)
+        store.save(store.load(lib_path), lib_path)  # writes the parse cache
+
+        def clock(name, fn):
+            t0 = time.perf_counter()
+            value = fn()
+            out[name] = round(time.perf_counter() - t0, 3)
+            return value
+
+        lib = clock("add.load", lambda: store.load(lib_path))
+        rec = entries.build(entries.EntryOptions(
+            type="inproceedings", title="Benchmarking Quixotic Zebras Across Frozen Lakes",
+            authors=["Zed Quill"], year="2025", venue="BenchConf 2025"))
+        clock("add.duplicate_check", lambda: dedupe.find_matches(rec, lib.records))
+        rec = clock("add.key", lambda: entries.assign_key(rec, taken_keys(lib.records)))
+        lib.add(rec)
+        clock("add.save", lambda: store.save(lib))
+
+        lib = clock("tag.load", lambda: store.load(lib_path))
+        keys = tag_keys(n)
+
+        def edit():
+            for k in keys:
+                old = lib[k]
+                lib.replace(k, areas.edit(old, add=[AREA]) or old)
+        clock("tag.replace_1000", edit)
+        clock("tag.save", lambda: store.save(lib))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--entries", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    ap.add_argument("--no-phases", action="store_true")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    source = generate(args.entries, args.out)
+    print(f"library: {source} ({source.stat().st_size / 1e6:.1f} MB, {args.entries} entries); "
+          f"cpus: {os.cpu_count()}")
+    result = {"entries": args.entries, "cpus": os.cpu_count(),
+              "cli": run_cli(source, args.entries, args.repeat)}
+    if not args.no_phases:
+        result["phases_warm"] = phases(source, args.entries)
+    for name, s in result["cli"].items():
+        flag = "ok" if s["median"] < 3.0 else "OVER 3 s"
+        print(f"{name:9} median {s['median']:.2f}s (min {s['min']:.2f}, max {s['max']:.2f}) "
+              f"{flag}")
+    if "phases_warm" in result:
+        print("phases (warm, in process): " + ", ".join(
+            f"{k} {v:.2f}s" for k, v in result["phases_warm"].items()))
+    (args.out / "bench_add_tag.json").write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,414 @@
+"""Reading publications to import: ``.bib`` files and plain-text listings.
+
+A *listing* is what you get when you copy a publications page from a web
+browser (see ``tests/data/publications-page.txt``)::
+
+    ZeRO++: Extremely Efficient Collective Communication for Giant Model Training
+    Guanhua Wang, Heyang Qin, Sam Ade Jacobs, ..., Yuxiong He
+    ICLR 2024 | May 2024
+    Published by Microsoft
+    ISBN: 978-1-4673-8815-3
+
+Each publication is found by its date line, ``Venue | Month YYYY``,
+``Venue | YYYY`` or ``Month YYYY``: the line above it is the author list
+(comma-separated "First Last" names) and the one above that the title. When
+the line above the date does not look like an author list, it is the title of
+a publication without authors. ``Published by X``, ``ISBN: ...`` and ``DOI:
+...`` lines after the date line add details. Every other line (headings,
+``-`` separators, blank lines) is ignored.
+
+Types are inferred: a report number as venue (``MSR-TR-2024-12``) makes a
+``@techreport`` with ``number`` and ``institution``; a journal-like venue
+("Journal of...", "Transactions on...") an ``@article``; any other venue an
+``@inproceedings``; no venue a ``@misc``.
+
+Names become BibTeX's "Last, First": the last word is the last name, with the
+particles before it (de, van, Del...), and "Jr."-style suffixes kept apart.
+Names the library already spells in "Last, First" form (say "Yazdani
+Aminabadi, Reza") are written the library's way. Titles get BibTeX's
+case-protecting braces around words with inner capitals (``{ZeRO}++``,
+``{CNNs}``), and LaTeX's special characters are escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from .errors import PubcliError
+from .latex import fold
+from .model import MONTH_NAMES, Record
+
+_MONTH_WORDS = {
+    **{m.lower(): i for i, m in enumerate(MONTH_NAMES, 1)},
+    **{m[:3].lower(): i for i, m in enumerate(MONTH_NAMES, 1)},
+    "sept": 9,
+}
+_MONTH_ALT = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
+_DATE_RE = re.compile(
+    r"^(?:(?P<venue>.*?\S)\s*\|\s*)?"
+    r"(?:(?P<month>" + _MONTH_ALT + r")\.?,?\s+)?(?P<year>(?:1[89]|20)\d{2})$", re.I)
+_SEPARATOR_RE = re.compile(r"^[-\u2010-\u2015*_=~\u2022\u00b7.]+$")
+_DETAIL_RES: list[tuple[str, re.Pattern[str]]] = [
+    ("publisher", re.compile(r"^published\s+by\s*:?\s*(?P<v>.+)$", re.I)),
+    ("isbn", re.compile(r"^isbn(?:-1[03])?\s*:?\s*(?P<v>[0-9Xx][0-9Xx -]{8,})$", re.I)),
+    ("doi", re.compile(r"^doi\s*:?\s*(?:https?://(?:dx\.)?doi\.org/)?(?P<v>10\.\S+)$", re.I)),
+]
+# A report number: letters, then "TR" (or a "Technical Report" wording), digits.
+_REPORT_RE = re.compile(r"^(?P<prefix>[A-Z][A-Za-z]*)(?:[-/][A-Z]+)*[-/]TR[-/ ]?\d[\d-]*$")
+_REPORT_WORDS_RE = re.compile(r"\btech(?:nical)?\.?\s+rep(?:ort)?\b", re.I)
+_JOURNAL_RE = re.compile(r"\b(?:journal|transactions|letters|magazine|communications of)\b",
+                         re.I)
+KNOWN_INSTITUTIONS = {
+    "MSR": "Microsoft Research",
+    "CMU": "Carnegie Mellon University",
+    "MIT": "Massachusetts Institute of Technology",
+    "UCB": "University of California, Berkeley",
+}
+
+_PARTICLES = frozenset({"de", "del", "della", "der", "den", "di", "da", "das", "dos", "du", "la",
+                        "le", "van", "von", "ter", "ten", "zu", "bin", "ibn", "al", "el", "st.",
+                        "mac", "dela", "do", "af"})
+_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+_NAME_WORD_RE = re.compile(r"^(?:\(?[^\W\d_][\w.'\u2019-]*\)?|[A-Z]\.?)$")
+
+
+@dataclass
+class Item:
+    """One incoming publication and where it came from (1-based line)."""
+
+    record: Record
+    line: int
+
+
+@dataclass
+class Listing:
+    items: list[Item] = field(default_factory=list)
+    warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+
+
+# ------------------------------------------------------------------ names and titles
+def latex_escape(text: str) -> str:
+    """Escape what LaTeX would read as commands or grouping in plain text."""
+    out = []
+    for c in text:
+        if c in "&%$#_{}":
+            out.append("\\" + c)
+        elif c == "\\":
+            out.append("\\textbackslash{}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _needs_protection(word: str) -> bool:
+    return any(any(c.isupper() for c in seg[1:]) for seg in word.split("-"))
+
+
+def protect_case(title: str) -> str:
+    """Brace words with inner capitals so that styles that lower-case titles keep them:
+    "ZeRO++: Optimizing CNNs" -> "{ZeRO}++: Optimizing {CNNs}"."""
+    return re.sub(r"(?<![\\\w])[^\W\d_][\w-]*\w|(?<![\\\w])[^\W\d_]",
+                  lambda m: "{" + m.group(0) + "}" if _needs_protection(m.group(0))
+                  else m.group(0), title)
+
+
+def known_names(records: Iterable[Record]) -> dict[str, str]:
+    """folded "First Last" -> "Last, First" for names a library writes with a comma."""
+    out: dict[str, str] = {}
+    from .latex import to_text
+    from .names import split_authors
+
+    for rec in records:
+        value = rec.fields.get("author")
+        if not value or "," not in value:
+            continue
+        for raw in split_authors(value):
+            parts = raw.split(",")
+            if len(parts) != 2:
+                continue
+            last, first = parts[0].strip(), parts[1].strip()
+            display = f"{first} {last}"
+            if "\\" in display or "{" in display:
+                display = to_text(display)
+            out.setdefault(fold(" ".join(display.split())), raw.strip())
+    return out
+
+
+def bibtex_name(display: str, known: Mapping[str, str] | None = None) -> str:
+    """"Gustavo de Rosa" -> "de Rosa, Gustavo"; a name ``known`` spells is taken from it."""
+    name = " ".join(display.split())
+    if known:
+        hit = known.get(fold(name))
+        if hit is not None:
+            return hit
+    words = name.split(" ")
+    jr = ""
+    if len(words) > 2 and words[-1].lower().rstrip(",") in _SUFFIXES:
+        jr = words.pop().rstrip(",")
+        words[-1] = words[-1].rstrip(",")
+    if len(words) == 1:
+        return latex_escape(words[0])
+    start = len(words) - 1
+    while start > 1 and words[start - 1].lower() in _PARTICLES:
+        start -= 1
+    first = " ".join(words[:start])
+    last = " ".join(words[start:])
+    parts = [last] + ([jr] if jr else []) + [first]
+    return ", ".join(latex_escape(p) for p in parts)
+
+
+def split_names(line: str) -> list[str]:
+    """An author line: "A B, C D and E F" -> ["A B", "C D", "E F"]."""
+    line = re.sub(r"\s*,?\s+(?:and|&)\s+", ", ", line.strip())
+    return [" ".join(p.split()) for p in line.split(",") if p.strip()]
+
+
+def looks_like_authors(line: str) -> bool:
+    """Comma-separated names of one to six words, each a capitalised word, an
+    initial or a particle."""
+    names = split_names(line)
+    if not names:
+        return False
+    for n in names:
+        words = n.split(" ")
+        if not 1 <= len(words) <= 6:
+            return False
+        if len(names) == 1 and len(words) < 2:
+            return False
+        for w in words:
+            if w.lower() in _PARTICLES or w.lower().rstrip(".") in {"jr", "sr"}:
+                continue
+            if not _NAME_WORD_RE.match(w):
+                return False
+            core = w.lstrip("(")
+            if not core[:1].isupper():
+                return False
+    return True
+
+
+# ------------------------------------------------------------------ listings
+def _classify_venue(venue: str) -> tuple[str, dict[str, str]]:
+    m = _REPORT_RE.match(venue)
+    if m:
+        fields = {"number": venue}
+        inst = KNOWN_INSTITUTIONS.get(m.group("prefix").upper())
+        if inst:
+            fields["institution"] = inst
+        return "techreport", fields
+    if _REPORT_WORDS_RE.search(venue):
+        return "techreport", {"institution": venue}
+    if _JOURNAL_RE.search(venue):
+        return "article", {"journal": venue}
+    if re.match(r"^arxiv\b", venue, re.I):
+        return "misc", {"howpublished": venue}
+    return "inproceedings", {"booktitle": venue}
+
+
+def _is_free(line: str) -> bool:
+    return bool(line.strip()) and not _SEPARATOR_RE.match(line.strip())
+
+
+def parse_listing(text: str, *, known: Mapping[str, str] | None = None) -> Listing:
+    """The publications in a plain-text listing (see the module docstring)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = [" ".join(ln.replace("\u00a0", " ").split()) for ln in text.splitlines()]
+    out = Listing()
+    used = [False] * len(lines)
+    dates = [_DATE_RE.match(ln) for ln in lines]
+    for i, m in enumerate(dates):
+        if m is None:
+            continue
+        if m.group("venue") is None and m.group("month") is None:
+            continue  # a bare year is not a date line
+        # title and authors above the date line
+        def free(j: int) -> bool:
+            return j >= 0 and not used[j] and dates[j] is None and _is_free(lines[j]) \
+                and _detail(lines[j]) is None
+        if free(i - 1) and looks_like_authors(lines[i - 1]) and free(i - 2):
+            title_at, authors = i - 2, split_names(lines[i - 1])
+        elif free(i - 1) and not looks_like_authors(lines[i - 1]):
+            title_at, authors = i - 1, []
+            out.warnings.append((i + 1, f"no author line above the date line {lines[i]!r}; "
+                                        f"read {lines[i - 1]!r} as a title without authors"))
+        else:
+            out.warnings.append((i + 1, f"date line {lines[i]!r} without a title above it; "
+                                        "skipped"))
+            continue
+        for j in range(title_at, i + 1):
+            used[j] = True
+        details: dict[str, str] = {}
+        j = i + 1
+        while j < len(lines):
+            d = _detail(lines[j])
+            if d is None:
+                break
+            details.setdefault(*d)
+            used[j] = True
+            j += 1
+        out.items.append(Item(_record(lines[title_at], authors, m, details, known),
+                              title_at + 1))
+    return out
+
+
+def _detail(line: str) -> tuple[str, str] | None:
+    for name, rx in _DETAIL_RES:
+        m = rx.match(line)
+        if m:
+            return name, m.group("v").strip()
+    return None
+
+
+def _record(title: str, authors: Sequence[str], date: re.Match[str],
+            details: Mapping[str, str], known: Mapping[str, str] | None) -> Record:
+    fields: dict[str, str] = {}
+    if authors:
+        fields["author"] = " and ".join(bibtex_name(a, known) for a in authors)
+    fields["title"] = protect_case(latex_escape(title))
+    venue = date.group("venue")
+    if venue:
+        entry_type, venue_fields = _classify_venue(venue)
+        if entry_type == "techreport" and "institution" not in venue_fields:
+            venue_fields["institution"] = details.get("publisher") or venue.split("-")[0]
+        fields.update({k: latex_escape(v) for k, v in venue_fields.items()})
+    else:
+        entry_type = "misc"
+    if "publisher" in details:
+        fields["publisher"] = latex_escape(details["publisher"])
+    fields["year"] = date.group("year")
+    if date.group("month"):
+        fields["month"] = MONTH_NAMES[_MONTH_WORDS[date.group("month").lower()] - 1]
+    if "isbn" in details:
+        fields["isbn"] = details["isbn"]
+    if "doi" in details:
+        fields["doi"] = details["doi"]
+    from .entries import order_fields
+
+    return Record("", entry_type, order_fields(fields))
+
+
+# ------------------------------------------------------------------ files
+def looks_like_bibtex(text: str) -> bool:
+    return re.search(r"(?m)^\s*@\s*[A-Za-z]+\s*[{(]", text) is not None
+
+
+def read_source(path: str, text: str, *, fmt: str = "auto",
+                known: Mapping[str, str] | None = None) -> tuple[list[Item], list[tuple[int, str]]]:
+    """The items in ``text`` read from ``path`` ("-" for stdin) as ``fmt``: "bib",
+    "text" or "auto" (a .bib name or text with @entries is BibTeX)."""
+    if fmt == "auto":
+        fmt = "bib" if path.lower().endswith(".bib") or looks_like_bibtex(text) else "text"
+    if fmt == "bib":
+        from . import bibtex
+
+        parsed = bibtex.parse(text[1:] if text.startswith("\ufeff") else text)
+        warnings = [(f.line, f"could not read this block, skipped: {f.reason}")
+                    for f in parsed.failed]
+        warnings += list(parsed.warnings)
+        items = [Item(Record(r.key, r.type, dict(r.fields)), r.line) for r in parsed.records]
+        return items, sorted(warnings)
+    if fmt != "text":
+        raise PubcliError(f"unknown format '{fmt}' (auto, bib or text)")
+    listing = parse_listing(text, known=known)
+    return listing.items, listing.warnings
+
+
+def read_path(path: str) -> str:
+    """The text of the file ``path`` (UTF-8; a BOM is dropped)."""
+    from .store import read_text
+
+    if not path.strip():
+        raise PubcliError("the file name is empty")
+    _, text, _ = read_text(Path(path))
+    return text
+
+
+# ------------------------------------------------------------------ matching
+#: Title similarity (dedupe's 0-100 scale) from which a match that
+#: :data:`pubcli.dedupe.DEFAULT_THRESHOLD` does not reach is a near-duplicate
+#: held back for review. Duplicates are exactly what ``pubcli dedupe`` finds.
+REVIEW_THRESHOLD = 80.0
+
+NEW = "new"
+DUPLICATE = "duplicate"    # already in the library
+REPEAT = "repeat"          # an earlier item of the same input
+NEAR = "near-duplicate"    # a match below certainty: for review
+INVALID = "invalid"
+
+
+@dataclass
+class Outcome:
+    item: Item
+    status: str
+    record: Record                  # with its key when it is added
+    added: bool = False
+    match: object | None = None     # dedupe.Match
+    problem: str = ""
+
+
+def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = False,
+         add_near: bool = False, areas: Sequence[str] = (), keep_keys: bool = True,
+         review_threshold: float = REVIEW_THRESHOLD) -> list[Outcome]:
+    """Decide, item by item, what an import does.
+
+    Each item is matched (with :func:`pubcli.dedupe.find_matches`) against the
+    library and the items before it that were kept: a match at dedupe's
+    default threshold makes it a duplicate (of the library) or a repeat (of an
+    earlier item), skipped; failing that, a match at ``review_threshold`` makes
+    it a near-duplicate, held back unless ``add_near``. Invalid items (unknown
+    type unless ``force``, missing required fields, bad year) are skipped. Kept
+    items get a key: their own when ``keep_keys`` and free, else the scheme's.
+    """
+    from . import entries
+    from .dedupe import find_matches
+    from .errors import ValidationError
+    from .keys import make_key, taken_keys
+
+    taken = taken_keys(library)
+    pool: list[Record] = list(library)
+    incoming: set[int] = set()
+    out: list[Outcome] = []
+    for item in items:
+        rec = entries.apply_extras(item.record, areas)
+        try:
+            entries.validate(rec.copy(key=""), force=force)
+        except ValidationError as exc:
+            out.append(Outcome(item, INVALID, rec, problem=exc.message))
+            continue
+        matches = find_matches(rec, pool)
+        if matches:
+            best = matches[0]
+            status = REPEAT if id(best.record) in incoming else DUPLICATE
+            out.append(Outcome(item, status, rec, match=best))
+            continue
+        near = find_matches(rec, pool, threshold=review_threshold)
+        add = not near or add_near
+        if add and keep_keys and rec.key:
+            rec, _ = entries.keep_or_renew_key(rec, taken)
+        elif add:
+            rec = rec.copy(key=make_key(rec, taken))
+            taken.add(rec.key.casefold())
+        out.append(Outcome(item, NEAR if near else NEW, rec, added=add,
+                           match=near[0] if near else None))
+        pool.append(rec)
+        incoming.add(id(rec))
+    return out
+
+
+def summary(outcomes: Sequence[Outcome]) -> list[tuple[str, int]]:
+    """(label, count) rows for the import summary."""
+    count = {s: 0 for s in (NEW, DUPLICATE, REPEAT, NEAR, INVALID)}
+    for o in outcomes:
+        count[o.status] += 1
+    near_added = sum(1 for o in outcomes if o.status == NEAR and o.added)
+    return [
+        ("added", sum(1 for o in outcomes if o.added)),
+        ("skipped: already in the library", count[DUPLICATE]),
+        ("skipped: repeated in the input", count[REPEAT]),
+        ("near-duplicates to review" + (" (added)" if near_added else " (not added)"),
+         count[NEAR]),
+        ("skipped: invalid", count[INVALID]),
+    ]
