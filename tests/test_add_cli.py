@@ -36,7 +36,7 @@ def test_add_appends_only_the_new_entry(cli, library):
         "  title = {Scaling Sparse Attention to Long Documents},\n"
         "  booktitle = {NeurIPS 2025},\n"
         "  year = {2025},\n"
-        "  month = {May},\n"
+        "  month = may,\n"
         "  doi = {10.1000/xyz.1},\n"
         "  url = {https://example.org/p.pdf},\n"
         "  note = {Oral},\n"

@@ -363,7 +363,14 @@ def check_key(key: str) -> None:
                               "quotes, '#', '%', '~', '\\' or '=')")
 
 
-def format_value(value: str) -> str:
+_MONTH_MACRO_OF = {full: abbr for abbr, full in MONTH_MACROS.items()}
+
+
+def format_value(value: str, name: str = "") -> str:
+    """A value as written in a file: ``{...}``, or the standard macro for a month
+    ("May" -> ``may``, which every BibTeX style turns into its own month name)."""
+    if name == "month" and value in _MONTH_MACRO_OF:
+        return _MONTH_MACRO_OF[value]
     return "{" + value + "}"
 
 
@@ -373,7 +380,7 @@ def format_entry(record: Record, *, indent: str = "  ", newline: str = "\n") -> 
     lines = [f"@{record.type}{{{record.key},"]
     for name, value in record.fields.items():
         _check_value(record.key, name, value)
-        lines.append(f"{indent}{name} = {format_value(value)},")
+        lines.append(f"{indent}{name} = {format_value(value, name)},")
     lines.append("}")
     return newline.join(lines)
 
@@ -432,7 +439,7 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
             continue
         if lname in new.fields:
             if new.fields[lname] != old.fields.get(lname):
-                edits.append((vstart, vend, format_value(new.fields[lname])))
+                edits.append((vstart, vend, format_value(new.fields[lname], lname)))
         else:
             if i + 1 < n:
                 edits.append((nstart, spans[i + 1][0], ""))
@@ -455,10 +462,10 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
             trailing = re.match(r"[ \t]*,", raw[last_end:])
             if trailing:
                 at = last_end + trailing.end()
-                text = "".join(f"{nl}{ind}{k}{eq}{format_value(v)}," for k, v in added)
+                text = "".join(f"{nl}{ind}{k}{eq}{format_value(v, k)}," for k, v in added)
             else:
                 at = last_end
-                text = "".join(f",{nl}{ind}{k}{eq}{format_value(v)}" for k, v in added)
+                text = "".join(f",{nl}{ind}{k}{eq}{format_value(v, k)}" for k, v in added)
             edits.append((at, at, text))
         else:
             return format_entry(new, indent=indent, newline=nl)
