@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pubcli import areas as A
-from pubcli.errors import ValidationError
+from pubcli.config import Config
+from pubcli.errors import NotFound, ValidationError
+from pubcli.grouping import Filters
 from pubcli.model import Record
 
 VOCAB = ["Artificial intelligence", "Systems and networking", "Computer vision"]
@@ -96,3 +100,103 @@ def test_counts_list_config_areas_first_then_others():
     rows = [(c.name, c.count, c.configured) for c in A.counts(recs, VOCAB)]
     assert rows == [("Artificial intelligence", 0, True), ("Systems and networking", 0, True),
                     ("Computer vision", 2, True), ("Apples", 1, False), ("Zoology", 1, False)]
+
+
+# ------------------------------------------------------------------ planning `pubcli tag`
+CONFIG = Config(areas=VOCAB, path=Path("pubcli.toml"))
+
+
+def lib_records() -> list[Record]:
+    return [Record("zero2020", "misc", {"title": "ZeRO", "year": "2020",
+                                        "keywords": "Systems and networking"}),
+            Record("vision2021", "article", {"title": "Seeing Things", "year": "2021",
+                                             "keywords": "Computer vision, Zoology"}),
+            Record("plain2022", "misc", {"title": "Plain Zero Things", "year": "2022"})]
+
+
+def test_unique_keeps_the_first_spelling():
+    assert A.unique(["AI", "ai", "Café", "cafe", "B"]) == ["AI", "Café", "B"]
+
+
+def test_choose_resolves_dedupes_and_warns_about_unconfigured_new_areas():
+    names, warnings = A.choose(["computer VISION", "Computer vision", "Quantum"], [], CONFIG,
+                               allow_new=True)
+    assert names == ["Computer vision", "Quantum"]
+    assert warnings == ["area 'Quantum' is not in the 'areas' of pubcli.toml; add it there "
+                        "to give it a place in lists and pages"]
+    assert A.choose([], [], CONFIG) == ([], [])
+    # without config areas the library is the vocabulary and nothing is "unconfigured"
+    assert A.choose(["zoology"], lib_records(), Config()) == (["Zoology"], [])
+
+
+def test_plan_tag_by_keys_adds_removes_and_sets_featured():
+    recs = lib_records()
+    plan = A.plan_tag(recs, CONFIG, keys=["VISION2021", "zero2020", "vision2021"],
+                      add=["artificial intelligence"], remove=["zoology"], featured=True)
+    assert [(old.key, new.areas, new.featured) for old, new in plan.changes] == [
+        ("vision2021", ["Computer vision", "Artificial intelligence"], True),
+        ("zero2020", ["Systems and networking", "Artificial intelligence"], True)]
+    assert plan.changes[0][0] is recs[1]           # the old record, to replace by key
+    assert recs[1].areas == ["Computer vision", "Zoology"]  # records are not mutated
+    assert plan.warnings == []
+
+
+def test_plan_tag_leaves_out_entries_already_as_asked():
+    plan = A.plan_tag(lib_records(), CONFIG, keys=["zero2020"], add=["Systems and networking"])
+    assert plan.changes == []
+
+
+def test_plan_tag_with_filters_needs_confirmation_unless_previewing():
+    recs = lib_records()
+    filters = Filters(search="zero")
+    with pytest.raises(ValidationError, match="the filters select 2 entries; add --all"):
+        A.plan_tag(recs, CONFIG, filters=filters, add=["Computer vision"])
+    for kw in (dict(confirm_all=True), dict(preview=True)):
+        plan = A.plan_tag(recs, CONFIG, filters=filters, add=["Computer vision"], **kw)
+        assert [old.key for old, _ in plan.changes] == ["zero2020", "plain2022"]
+    every = A.plan_tag(recs, CONFIG, confirm_all=True, featured=True)
+    assert len(every.changes) == 3
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(keys=["zero2020"]), "nothing to do"),
+    (dict(add=["Computer vision"]), "name the entries by KEY"),
+    (dict(keys=["zero2020"], confirm_all=True, add=["Computer vision"]), "not both"),
+    (dict(keys=["zero2020"], filters=Filters(search="x"), add=["Computer vision"]),
+     "not both"),
+    (dict(keys=["zero2020"], add=["Computer vision"], remove=["COMPUTER VISION"]),
+     "both added and removed"),
+    (dict(keys=["zero2020"], add=["Sytems and networking"]), "did you mean"),
+    (dict(keys=["zero2020"], add=["A, B"], allow_new=True), "separator"),
+    (dict(keys=["zero2020"], rename=("Zoology", "Animals")), "give it alone"),
+])
+def test_plan_tag_refusals(kw, message):
+    with pytest.raises(ValidationError, match=message):
+        A.plan_tag(lib_records(), CONFIG, **kw)
+
+
+def test_unknown_key_is_not_found_with_a_suggestion():
+    with pytest.raises(NotFound, match="no entry with key 'zero202'.*did you mean 'zero2020'"):
+        A.plan_tag(lib_records(), CONFIG, keys=["zero202"], featured=True)
+
+
+def test_plan_rename_renames_everywhere_and_warns_about_the_config():
+    recs = lib_records()
+    plan = A.plan_rename(recs, CONFIG, "computer VISION", "Vision")
+    assert [(old.key, new.areas) for old, new in plan.changes] == \
+        [("vision2021", ["Vision", "Zoology"])]
+    assert plan.warnings == ["renamed 'Computer vision' to 'Vision', but the 'areas' list of "
+                             "pubcli.toml still has 'Computer vision': edit it there too"]
+    quiet = A.plan_rename(recs, CONFIG, "Zoology", "Animals")  # not a configured area
+    assert quiet.warnings == [] and len(quiet.changes) == 1
+
+
+def test_plan_rename_refusals():
+    with pytest.raises(ValidationError, match="no entry has the area 'Zoolgy'; did you mean "
+                                              "'Zoology'"):
+        A.plan_rename(lib_records(), CONFIG, "Zoolgy", "Animals")
+    with pytest.raises(ValidationError, match="close to the existing area "
+                                              "'Systems and networking'"):
+        A.plan_rename(lib_records(), CONFIG, "Zoology", "Sytems and networking")
+    assert A.plan_rename(lib_records(), CONFIG, "Zoology", "Sytems and networking",
+                         allow_new=True).changes

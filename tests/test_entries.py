@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from pubcli import entries
+from pubcli import config, entries, store
 from pubcli.entries import EntryOptions
-from pubcli.errors import ValidationError
+from pubcli.errors import DuplicateError, ParseError, ValidationError
 from pubcli.model import Record
+
+from .conftest import SHIPPED
 
 
 def opts(**kw) -> EntryOptions:
@@ -118,3 +120,108 @@ def test_keep_or_renew_key_for_file_entries():
     assert (r.key, old) == ("free", None)
     r, old = entries.keep_or_renew_key(Record("X2020A", "misc", {"title": "T"}), taken)
     assert (r.key, old) == ("X2020Aa", "X2020A")
+
+
+# ------------------------------------------------------------------ planning `pubcli add`
+@pytest.fixture(scope="module")
+def shipped():
+    return store.load(SHIPPED).records, config.load_config(SHIPPED)
+
+
+def test_missing_required_names_the_fields_to_ask_for():
+    assert entries.missing_required(EntryOptions(type="article", title="T")) == [
+        "author", "journal", "year"]
+    assert entries.missing_required(EntryOptions()) == ["title"]
+    assert entries.missing_required(opts(type="inproceedings", venue="V")) == []
+    with pytest.raises(ValidationError, match="4-digit year"):
+        entries.missing_required(opts(year="99"))
+
+
+def test_with_answers_puts_each_answer_where_build_reads_it():
+    got = entries.with_answers(EntryOptions(type="article", fields=["note=n"]),
+                               {"title": "T", "author": "A B and C D", "year": "2020",
+                                "journal": "J"})
+    rec = entries.build(got)
+    assert rec.fields == {"author": "A B and C D", "title": "T", "journal": "J",
+                          "year": "2020", "note": "n"}
+    assert entries.missing_required(got) == []
+
+
+def test_plan_add_resolves_areas_and_generates_a_unique_key(shipped):
+    records, cfg = shipped
+    plan = entries.plan_add(records, opts(title="ZeRO++: Something Else Entirely",
+                                          authors=["Wang, Guanhua"],
+                                          areas=["SYSTEMS and networking", "Quantum"]),
+                            cfg, allow_new=True)
+    [rec] = plan.records
+    assert rec.key == "wang2024zeroa"
+    assert rec.areas == ["Systems and networking", "Quantum"]
+    assert plan.warnings and "'Quantum' is not in the 'areas'" in plan.warnings[0]
+    assert len(records) == 20  # nothing added to the input
+
+
+def test_plan_add_says_how_to_give_missing_fields(shipped):
+    records, cfg = shipped
+    with pytest.raises(ValidationError, match=r"@article needs journal \(or journaltitle\) "
+                                              r"\(give them as options, or run on a terminal"):
+        entries.plan_add(records, opts(type="article"), cfg)
+    with pytest.raises(ValidationError, match=r"needs journal \(or journaltitle\); nothing"):
+        entries.plan_add(records, opts(type="article"), cfg, prompted=True)
+
+
+ZERO_PP = "ZeRO++: Extremely Efficient Collective Communication for Giant Model Training"
+
+
+def test_plan_add_refuses_a_duplicate_with_the_matches_attached(shipped):
+    records, cfg = shipped
+    dup = opts(title=ZERO_PP, authors=["Guanhua Wang"])
+    with pytest.raises(entries.DuplicateEntry, match="looks like a duplicate of "
+                                                     "'wang2024zero'") as caught:
+        entries.plan_add(records, dup, cfg)
+    assert isinstance(caught.value, DuplicateError)
+    assert caught.value.matches[0].record.key == "wang2024zero"
+    assert caught.value.details[0].startswith(f"'{ZERO_PP}' matches 'wang2024zero' (line ")
+    forced = entries.plan_add(records, dup, cfg, force=True)
+    assert forced.records[0].key == "wang2024zeroa"
+    assert forced.warnings[-1] == f"adding '{ZERO_PP}' anyway (--force)"
+
+
+def test_check_duplicates_returns_matches_when_forced(shipped):
+    records, _ = shipped
+    rec = entries.build(opts(title=ZERO_PP, authors=["Guanhua Wang"]))
+    assert [m.record.key for m in entries.check_duplicates(rec, records, force=True)] == \
+        ["wang2024zero"]
+    other = entries.build(opts(title="Nothing Like Anything in the Library"))
+    assert entries.check_duplicates(other, records) == []
+
+
+BIB = """@misc{ruwase2004practical, title = {A Totally Different Paper}, author = {Doe, Jane},
+  year = {2004}}
+@misc{doe2001x, title = {Another One}, year = {2001}}
+"""
+
+
+def test_plan_add_bibtex_keeps_free_keys_and_renames_taken_ones(shipped):
+    records, cfg = shipped
+    plan = entries.plan_add_bibtex(BIB, records, cfg, source="new.bib",
+                                   areas=["computer vision"], featured=True)
+    assert [r.key for r in plan.records] == ["ruwase2004practicala", "doe2001x"]
+    assert all(r.areas == ["Computer vision"] and r.featured for r in plan.records)
+    assert plan.notes == ["new.bib:1: the key 'ruwase2004practical' is taken; the entry is "
+                          "added as 'ruwase2004practicala'"]
+
+
+def test_plan_add_bibtex_is_all_or_nothing(shipped):
+    records, cfg = shipped
+    with pytest.raises(ValidationError, match=r"^<stdin>:2: entry 'y': @article needs author"):
+        entries.plan_add_bibtex("@misc{x, title = {Fine}}\n@article{y, title = {T}}\n",
+                                records, cfg)
+    with pytest.raises(ParseError, match=r"^in.bib:2: could not read"):
+        entries.plan_add_bibtex("@misc{x, title = {Fine}}\n@misc{y,\n title = {Open\n",
+                                records, cfg, source="in.bib")
+    twice = "@misc{a, title = {Same Work Here}, author = {Doe, Jane}, year = {2001}}\n" \
+            "@misc{b, title = {Same Work Here}, author = {Doe, Jane}, year = {2001}}\n"
+    with pytest.raises(entries.DuplicateEntry, match="'b' looks like a duplicate of 'a'"):
+        entries.plan_add_bibtex(twice, records, cfg)
+    with pytest.raises(ValidationError, match="no BibTeX entries"):
+        entries.plan_add_bibtex("% nothing\n", records, cfg)

@@ -174,3 +174,14 @@ def test_listing_keys_use_known_name_forms(cli, library, tmp_path):
     r = cli("import", "-", "-l", lib2, input=page)
     assert r.exit_code == 0, r.output
     assert "yazdaniaminabadi2023tiny" in {r.key for r in store.load(lib2).records}
+
+
+def test_nothing_to_import_shows_why(cli, library, tmp_path):
+    before = library.read_bytes()
+    src = write(tmp_path / "broken.bib", "@misc{a,\n  title = {Unclosed\n")
+    r = cli("import", src, "-l", library)
+    assert r.exit_code == 2
+    assert f"warning: {src}:1: could not read this block" in r.stderr
+    assert r.stderr.endswith(f"error: {src}: found no publications to import (is it a listing? "
+                             "try --format text)\n")
+    assert library.read_bytes() == before

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pubcli import importers, store
+from pubcli.config import Config
+from pubcli.errors import PubcliError, ValidationError
 from pubcli.importers import Item
 from pubcli.latex import fold, to_text
 from pubcli.model import Record
@@ -192,5 +196,56 @@ def test_plan_sorts_items_into_new_duplicate_repeat_and_near():
 def test_plan_keeps_free_keys_from_bib_and_renews_taken_ones():
     lib = [rec("Something Else Entirely", key="doe2020x")]
     items = [Item(rec("Fresh One", key="DOE2020X"), 1), Item(rec("Fresh Two", key="mine"), 5)]
-    out = importers.plan(items, lib, keep_keys=True)
+    out = importers.plan(items, lib)
     assert [o.record.key for o in out] == ["DOE2020Xa", "mine"]
+
+
+# ------------------------------------------------------------------ planning `pubcli import`
+def test_plan_import_of_the_seed_page_into_an_empty_library():
+    plan = importers.plan_import(SEED_PAGE.read_text(encoding="utf-8"), [], Config(),
+                                 source=str(SEED_PAGE))
+    assert plan.where == str(SEED_PAGE) and plan.warnings == []
+    added = [o.record for o in plan.outcomes if o.added]
+    assert len(plan.outcomes) == 69 and len(added) == 20
+    assert len({r.key for r in added}) == 20
+    assert dict(plan.summary())["skipped: repeated in the input"] == 49
+
+
+def test_plan_import_resolves_areas_and_uses_the_library_spelling_of_names():
+    lib = store.load(SHIPPED)
+    cfg = Config(areas=["Systems and networking"], path=Path("pubcli.toml"))
+    page = "Tiny Models\nReza Yazdani Aminabadi, Jan Novak\nICML 2023 | July 2023\n"
+    plan = importers.plan_import(page, lib.records, cfg, areas=["systems AND networking"])
+    [o] = plan.outcomes
+    assert o.added and o.record.key == "yazdaniaminabadi2023tiny"
+    assert o.record.fields["author"] == "Yazdani Aminabadi, Reza and Novak, Jan"
+    assert o.record.areas == ["Systems and networking"]
+    with pytest.raises(ValidationError, match="did you mean 'Systems and networking'"):
+        importers.plan_import(page, lib.records, cfg, areas=["Sytems and networking"])
+
+
+def test_plan_import_with_nothing_to_import_carries_the_warnings():
+    broken = "@misc{a,\n  title = {Unclosed\n"
+    with pytest.raises(importers.NothingToImport, match=r"^x\.bib: found no publications to "
+                                                        r"import \(is it a listing") as caught:
+        importers.plan_import(broken, [], Config(), source="x.bib")
+    assert caught.value.details and caught.value.details[0].startswith("x.bib:1: could not read")
+
+
+def test_detect_format_and_bom():
+    assert importers.detect_format("a.BIB", "") == "bib"
+    assert importers.detect_format("-", "  @Article{x,\n") == "bib"
+    assert importers.detect_format("page.txt", "Title\nA B\nMay 2020\n") == "text"
+    items, _ = importers.read_source("-", "\ufeffA Title Here\nAna Costa\nMay 2020\n")
+    assert items[0].record.title == "A Title Here"
+
+
+def test_read_input_reads_stdin_for_a_dash(tmp_path):
+    import io
+
+    assert importers.read_input("-", io.StringIO("from stdin")) == "from stdin"
+    path = tmp_path / "p.txt"
+    path.write_bytes(b"\xef\xbb\xbfwith a BOM")
+    assert importers.read_input(str(path), io.StringIO("")) == "with a BOM"
+    with pytest.raises(PubcliError, match="no such file"):
+        importers.read_input(str(tmp_path / "missing.txt"), io.StringIO(""))

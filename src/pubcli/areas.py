@@ -11,20 +11,31 @@ Areas live in the ``keywords`` field, comma-separated (see :mod:`pubcli.model`).
   error says "did you mean 'Systems and networking'?". When the vocabulary is
   empty (no config areas, no areas in the library) every name is accepted.
 * A name containing ``,`` or ``;`` (the separators) is refused.
+
+:func:`plan_tag` (and :func:`plan_rename`) decide everything ``pubcli tag``
+does: which entries, which spellings, what each entry becomes. The command
+only applies the returned changes and prints them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .errors import ValidationError
+from .errors import NotFound, ValidationError
 from .latex import fold
-from .model import AREA_FIELD, Record, join_areas, split_areas
+from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .grouping import Filters
 
 SUGGEST_CUTOFF = 75.0  # rapidfuzz ratio (0-100) from which a known area is suggested
+KEY_HINT_CUTOFF = 80.0  # the same, for "did you mean" on a citation key
 
 
+# ------------------------------------------------------------------ names
 def clean(name: str, *, what: str = "area") -> str:
     """``name`` with white space collapsed; refuses separators and empty names."""
     if "," in name or ";" in name:
@@ -36,14 +47,18 @@ def clean(name: str, *, what: str = "area") -> str:
     return out
 
 
+def unique(names: Iterable[str]) -> list[str]:
+    """``names`` without repeats (compared case- and accent-insensitively), first kept."""
+    seen: dict[str, str] = {}
+    for name in names:
+        seen.setdefault(fold(name), name)
+    return list(seen.values())
+
+
 def library_areas(records: Iterable[Record]) -> list[str]:
     """The areas used in ``records``, first spelling seen, in order of first use."""
-    values = dict.fromkeys(rec.fields.get(AREA_FIELD) for rec in records)  # in order
-    seen: dict[str, str] = {}
-    for value in values:
-        for area in split_areas(value):
-            seen.setdefault(fold(area), area)
-    return list(seen.values())
+    values = dict.fromkeys(rec.fields.get(AREA_FIELD) for rec in records)  # few distinct
+    return unique(area for value in values for area in split_areas(value))
 
 
 def vocabulary(config_areas: Sequence[str], records: Iterable[Record]) -> list[str]:
@@ -73,8 +88,8 @@ def resolve(name: str, known: Sequence[str], *, allow_new: bool = False,
             option: str = "--add") -> Resolved:
     """The vocabulary's spelling of ``name``; refuses unknown names unless ``allow_new``."""
     name = clean(name)
-    by_fold = {fold(k): k for k in known}
-    hit = by_fold.get(fold(name))
+    target = fold(name)
+    hit = next((k for k in known if fold(k) == target), None)
     if hit is not None:
         return Resolved(hit, False)
     if allow_new or not known:
@@ -88,15 +103,29 @@ def resolve(name: str, known: Sequence[str], *, allow_new: bool = False,
                           "pass --new to add it as a new area")
 
 
+def choose(names: Sequence[str], records: Sequence[Record], config: Config, *,
+           allow_new: bool = False, option: str = "--area") -> tuple[list[str], list[str]]:
+    """The spellings to write for areas being given to entries (``add --area``,
+    ``tag --add``, ``import --area``), each once, and a warning for each one the
+    config's ``areas`` do not list (only possible with ``allow_new``)."""
+    if not names:
+        return [], []
+    vocab = vocabulary(config.areas, records)
+    chosen = unique(resolve(n, vocab, allow_new=allow_new, option=option).name for n in names)
+    configured = {fold(a) for a in config.areas}
+    warnings = [f"area {a!r} is not in the 'areas' of {config.path}; add it there to give it "
+                "a place in lists and pages" for a in chosen
+                if configured and fold(a) not in configured]
+    return chosen, warnings
+
+
 def find_used(name: str, records: Iterable[Record]) -> str | None:
     """The spelling of area ``name`` as used in ``records`` (None if nobody uses it)."""
     target = fold(name)
-    for area in library_areas(records):
-        if fold(area) == target:
-            return area
-    return None
+    return next((a for a in library_areas(records) if fold(a) == target), None)
 
 
+# ------------------------------------------------------------------ record edits
 def with_areas(rec: Record, areas: Sequence[str]) -> Record:
     """A copy of ``rec`` with exactly these areas (``keywords`` dropped when none)."""
     fields = dict(rec.fields)
@@ -114,10 +143,7 @@ def edit(rec: Record, add: Sequence[str] = (), remove: Sequence[str] = ()) -> Re
     drop = {fold(a) for a in remove}
     new = [a for a in current if fold(a) not in drop]
     have = {fold(a) for a in new}
-    for a in add:
-        if fold(a) not in have:
-            new.append(a)
-            have.add(fold(a))
+    new += [a for a in unique(add) if fold(a) not in have]
     if new == current:
         return None
     return with_areas(rec, new)
@@ -141,8 +167,6 @@ def rename(rec: Record, old: str, new: str) -> Record | None:
 
 def set_featured(rec: Record, featured: bool) -> Record | None:
     """``rec`` with the featured marker set or cleared; None when unchanged."""
-    from .model import FEATURED_FIELD
-
     if rec.featured == featured and (featured or FEATURED_FIELD not in rec.fields):
         return None
     fields = dict(rec.fields)
@@ -153,6 +177,141 @@ def set_featured(rec: Record, featured: bool) -> Record | None:
     return rec.copy(fields=fields)
 
 
+# ------------------------------------------------------------------ pubcli tag
+@dataclass
+class TagPlan:
+    """What a tag command changes: (entry as it is, entry as it becomes) pairs, and
+    warnings for the user. Apply it with ``lib.replace(old.key, new)``."""
+
+    changes: list[tuple[Record, Record]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
+                   filters: Filters | None = None, *, confirm_all: bool = False,
+                   preview: bool = False) -> list[Record]:
+    """The entries a tag command works on.
+
+    Either those named by ``keys`` (an exact key first, else compared
+    case-insensitively; each entry once, in the order named), or those
+    ``filters`` select, which a change needs ``confirm_all`` for (``preview``,
+    a dry run, may list them without it). ``confirm_all`` without filters
+    selects every entry.
+    """
+    from .grouping import select
+
+    has_filters = filters is not None and not filters.is_empty()
+    if keys:
+        if confirm_all or has_filters:
+            raise ValidationError("give KEYs or filters with --all, not both")
+        return _by_keys(records, keys)
+    if not (has_filters or confirm_all):
+        raise ValidationError("name the entries by KEY, or select them with --search, --year, "
+                              "--type, --area or --author plus --all (--all alone: every entry)")
+    chosen = select(records, filters)
+    if not (confirm_all or preview):
+        raise ValidationError(f"the filters select {len(chosen)} "
+                              f"entr{'y' if len(chosen) == 1 else 'ies'}; add --all to change "
+                              "them (or --dry-run to see them first)")
+    return chosen
+
+
+def _by_keys(records: Sequence[Record], keys: Sequence[str]) -> list[Record]:
+    exact = {rec.key: rec for rec in reversed(records)}  # the first entry with a key wins
+    folded: dict[str, Record] | None = None  # built on the first miss only
+    out: dict[int, Record] = {}
+    for key in keys:
+        rec = exact.get(key)
+        if rec is None:
+            if folded is None:
+                folded = {r.key.casefold(): r for r in reversed(records)}
+            rec = folded.get(key.casefold())
+        if rec is None:
+            raise NotFound(f"no entry with key '{key}'{_key_hint(key, exact)}; "
+                           "nothing was changed")
+        out.setdefault(id(rec), rec)
+    return list(out.values())
+
+
+def _key_hint(key: str, keys: Iterable[str]) -> str:
+    from rapidfuzz import process
+
+    best = process.extractOne(key, list(keys), score_cutoff=KEY_HINT_CUTOFF)
+    return f" (did you mean '{best[0]}'?)" if best else ""
+
+
+def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] = (),
+             filters: Filters | None = None, add: Sequence[str] = (),
+             remove: Sequence[str] = (), featured: bool | None = None,
+             rename: tuple[str, str] | None = None, allow_new: bool = False,
+             confirm_all: bool = False, preview: bool = False) -> TagPlan:
+    """What ``pubcli tag`` changes in ``records``.
+
+    ``add``/``remove`` are area names as typed, resolved against the
+    vocabulary (``allow_new`` accepts new ones for ``add``); ``featured`` sets
+    (True) or clears (False) the marker; ``rename`` (OLD, NEW) works on the
+    whole library and goes alone (see :func:`plan_rename`). The entries are
+    chosen by :func:`select_entries`. Entries already as asked are left out
+    of the plan.
+    """
+    has_filters = filters is not None and not filters.is_empty()
+    if rename is not None:
+        if keys or add or remove or featured is not None or has_filters or confirm_all:
+            raise ValidationError("--rename works on the whole library; give it alone "
+                                  "(with --new or --dry-run if needed)")
+        return plan_rename(records, config, *rename, allow_new=allow_new)
+    if not (add or remove or featured is not None):
+        raise ValidationError("nothing to do: give --add AREA, --remove AREA, --rename OLD NEW, "
+                              "--featured or --not-featured")
+    for name in (*add, *remove):
+        clean(name)
+    targets = select_entries(records, keys, filters, confirm_all=confirm_all, preview=preview)
+    to_add, warnings = choose(add, records, config, allow_new=allow_new, option="--add")
+    known = [*config.areas, *library_areas(records)] if remove else []
+    to_remove = unique(resolve(a, known, option="--remove").name for a in remove)
+    removed = {fold(a) for a in to_remove}
+    both = [a for a in to_add if fold(a) in removed]
+    if both:
+        raise ValidationError(f"area {both[0]!r} is both added and removed")
+    plan = TagPlan(warnings=warnings)
+    for rec in targets:
+        new = edit(rec, to_add, to_remove) or rec
+        if featured is not None:
+            new = set_featured(new, featured) or new
+        if new is not rec:
+            plan.changes.append((rec, new))
+    return plan
+
+
+def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *,
+                allow_new: bool = False) -> TagPlan:
+    """Rename area ``old`` to ``new`` in every entry that has it (merging into ``new``
+    where an entry has both). ``old`` must be in use; a ``new`` outside the
+    vocabulary but close to one of its areas is refused unless ``allow_new``."""
+    old, new = clean(old), clean(new)
+    used = find_used(old, records)
+    if used is None:
+        close = suggest(old, library_areas(records))
+        hint = f"; did you mean {close!r}?" if close else ""
+        raise ValidationError(f"--rename: no entry has the area {old!r}{hint}")
+    vocab = vocabulary(config.areas, records)
+    if not allow_new and not any(fold(v) == fold(new) for v in vocab):
+        close = suggest(new, [v for v in vocab if fold(v) != fold(used)])
+        if close is not None:
+            raise ValidationError(f"--rename: {new!r} is close to the existing area {close!r}; "
+                                  f"did you mean {close!r}? (pass --new to use {new!r})")
+    plan = TagPlan()
+    for rec in records:
+        out = rename(rec, used, new)
+        if out is not None:
+            plan.changes.append((rec, out))
+    if fold(used) != fold(new) and any(fold(a) == fold(used) for a in config.areas):
+        plan.warnings.append(f"renamed {used!r} to {new!r}, but the 'areas' list of "
+                             f"{config.path} still has {used!r}: edit it there too")
+    return plan
+
+
+# ------------------------------------------------------------------ pubcli areas
 @dataclass
 class AreaCount:
     name: str
@@ -163,22 +322,15 @@ class AreaCount:
 def counts(records: Iterable[Record], config_areas: Sequence[str]) -> list[AreaCount]:
     """Each area with its number of publications: the config's areas first, in their
     order (count 0 when unused), then the other areas in the library by name."""
-    from collections import Counter
-
     per_value = Counter(rec.fields.get(AREA_FIELD) for rec in records)  # few distinct values
-    tally: dict[str, int] = {}
+    tally: Counter[str] = Counter()
     spelling: dict[str, str] = {}
     for value, n in per_value.items():
         for area in split_areas(value):
             f = fold(area)
-            tally[f] = tally.get(f, 0) + n
+            tally[f] += n
             spelling.setdefault(f, area)
-    out = []
-    listed = set()
-    for area in config_areas:
-        f = fold(area)
-        listed.add(f)
-        out.append(AreaCount(area, tally.get(f, 0), True))
-    rest = sorted((f for f in tally if f not in listed), key=lambda f: f)
-    out += [AreaCount(spelling[f], tally[f], False) for f in rest]
+    listed = {fold(a) for a in config_areas}
+    out = [AreaCount(area, tally[fold(area)], True) for area in config_areas]
+    out += [AreaCount(spelling[f], tally[f], False) for f in sorted(tally) if f not in listed]
     return out

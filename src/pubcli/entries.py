@@ -1,9 +1,15 @@
-"""Building and validating a new entry from ``pubcli add`` options.
+"""New entries: ``pubcli add`` from options or from BibTeX, checked before writing.
 
-:func:`build` turns the options into a :class:`~pubcli.model.Record` (no key
-yet); :func:`validate` checks any new record, from options or from a ``.bib``
-file, and raises one :class:`~pubcli.errors.ValidationError` naming the first
-problem; :func:`assign_key` gives it its citation key (:mod:`pubcli.keys`).
+:func:`plan_add` (options) and :func:`plan_add_bibtex` (a ``.bib`` text)
+decide everything ``pubcli add`` does: they build the records, validate them,
+refuse duplicates and give them keys, and return an :class:`AddPlan` the
+command applies with ``lib.add``. Underneath, :func:`build` turns options into
+a :class:`~pubcli.model.Record` (no key yet); :func:`validate` checks any new
+record and raises one :class:`~pubcli.errors.ValidationError` naming the first
+problem; :func:`check_duplicates` asks the matcher of ``pubcli dedupe``;
+:func:`assign_key` gives a record its citation key (:mod:`pubcli.keys`). For
+prompting, :func:`missing_required` says which fields the options leave out
+and :func:`with_answers` puts the answers in.
 
 Rules:
 
@@ -15,20 +21,26 @@ Rules:
   (:data:`VENUE_TARGET`): ``booktitle``, ``journal``, ``institution``,
   ``school``, ``publisher`` or ``howpublished``;
 * ``--field name=value`` sets any other field; a field may be given only once;
-* the key is a valid BibTeX key, not already used (case-insensitively).
+* the key is a valid BibTeX key, not already used (case-insensitively);
+* the entry is not a duplicate of one in the library (same DOI, or a close
+  title with a shared author and year...) unless forced.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from . import bibtex
-from .errors import ValidationError
+from .errors import DuplicateError, ParseError, ValidationError
 from .model import (AREA_FIELD, FEATURED_FIELD, KNOWN_TYPES, MONTH_NAMES, REQUIRED_FIELDS,
                     Record, join_areas, parse_month)
 from .names import split_authors
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .dedupe import Match
 
 # Where --venue goes, by entry type; other types use howpublished.
 VENUE_TARGET: dict[str, str] = {
@@ -53,16 +65,20 @@ _YEAR_RE = re.compile(r"^\d{4}$")
 _DATE_RE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?(?:/.*)?$")
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
 _DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
+_URL_RE = re.compile(r"^https?://[^\s\"'<>{}]+$", re.I)
 
 # The order fields are written in (others follow in the order given).
 FIELD_ORDER = ("author", "editor", "title", "booktitle", "journal", "institution", "school",
                "number", "volume", "pages", "publisher", "howpublished", "organization",
                "year", "month", "doi", "url", "isbn")
 
+NOT_ASKED_HINT = " (give them as options, or run on a terminal to be asked)"
+SHOWN_MATCHES = 5  # matches described when a new entry looks like a duplicate
+
 
 @dataclass
 class EntryOptions:
-    """What ``pubcli add`` was given (strings as typed; areas already resolved)."""
+    """What ``pubcli add`` was given, as typed (areas are resolved by :func:`plan_add`)."""
 
     type: str | None = None
     title: str | None = None
@@ -77,12 +93,34 @@ class EntryOptions:
     featured: bool = False
 
 
+@dataclass
+class AddPlan:
+    """What ``pubcli add`` appends: the new records with their keys, in order, and
+    what to tell the user (``warnings``; ``notes`` for renamed keys)."""
+
+    records: list[Record]
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class DuplicateEntry(DuplicateError):
+    """A new entry matches entries of the library. ``matches`` are the
+    :class:`pubcli.dedupe.Match` objects, strongest first; ``details`` describe them,
+    one line each, for the user."""
+
+    def __init__(self, message: str, *, matches: list[Match], details: list[str]) -> None:
+        super().__init__(message, details=details)
+        self.matches = matches
+
+
+# ------------------------------------------------------------------ single values
 def default_type(venue: str | None) -> str:
     """The type when none is given: a paper at a venue, else @misc."""
     return "inproceedings" if venue and venue.strip() else "misc"
 
 
 def check_type(entry_type: str, *, force: bool = False) -> str:
+    """The type, lower-cased; refuses a malformed name, and an unknown one unless forced."""
     t = entry_type.strip().lower()
     if not _TYPE_RE.match(t):
         raise ValidationError(f"'{entry_type}' is not a valid entry type name", field="type")
@@ -119,7 +157,7 @@ def normalize_doi(value: str) -> str:
 
 def check_url(value: str) -> str:
     v = value.strip()
-    if not re.match(r"^https?://[^\s\"'<>{}]+$", v, re.I):
+    if not _URL_RE.match(v):
         raise ValidationError(f"{value!r} is not an http(s) URL", field="url")
     return v
 
@@ -143,12 +181,7 @@ def join_authors(authors: Sequence[str]) -> str:
     return " and ".join(p for p in out if p)
 
 
-def _put(fields: dict[str, str], name: str, value: str, origin: str) -> None:
-    if name in fields:
-        raise ValidationError(f"{origin}: field '{name}' is given twice", field=name)
-    fields[name] = value
-
-
+# ------------------------------------------------------------------ building
 def build(opts: EntryOptions, *, force: bool = False) -> Record:
     """A new record (key "") from the options; values are checked as they are set.
     Call :func:`validate` for the required fields."""
@@ -174,7 +207,9 @@ def build(opts: EntryOptions, *, force: bool = False) -> Record:
         if name in (AREA_FIELD, FEATURED_FIELD):
             raise ValidationError(f"--field: set '{name}' with "
                                   f"{'--area' if name == AREA_FIELD else '--featured'}")
-        _put(fields, name, value, "--field")
+        if name in fields:
+            raise ValidationError(f"--field: field '{name}' is given twice", field=name)
+        fields[name] = value
     if opts.areas:
         fields[AREA_FIELD] = join_areas(opts.areas)
     if opts.featured:
@@ -199,39 +234,73 @@ def missing_fields(entry_type: str, fields: dict[str, str]) -> list[str]:
             if not any(fields.get(name, "").strip() for name in spec.split("|"))]
 
 
+def missing_required(opts: EntryOptions, *, force: bool = False) -> list[str]:
+    """The fields to ask for: those the entry's type requires and ``opts`` leave out,
+    one name each (the first of "year|date"), title first. Raises for a bad option."""
+    rec = build(opts, force=force)
+    return [spec.split("|")[0] for spec in missing_fields(rec.type, rec.fields)]
+
+
+def with_answers(opts: EntryOptions, answers: Mapping[str, str]) -> EntryOptions:
+    """``opts`` completed with answers to :func:`missing_required` (name -> value)."""
+    rest = dict(answers)
+    return replace(opts,
+                   title=rest.pop("title", opts.title),
+                   authors=[rest.pop("author")] if "author" in rest else opts.authors,
+                   year=rest.pop("year", opts.year),
+                   fields=[*opts.fields, *(f"{k}={v}" for k, v in rest.items())])
+
+
 def describe(spec: str) -> str:
     """"year|date" -> "year (or date)"."""
     first, *others = spec.split("|")
     return first + (f" (or {', '.join(others)})" if others else "")
 
 
-def validate(rec: Record, *, force: bool = False) -> None:
-    """Raise ValidationError for the first thing wrong with a new record."""
-    where = f"entry '{rec.key}': " if rec.key else ""
-    try:
-        check_type(rec.type, force=force)
-    except ValidationError as exc:
-        raise ValidationError(where + exc.message, field=exc.field) from None
+def validate(rec: Record, *, force: bool = False, hint: str = "") -> None:
+    """Raise ValidationError for the first thing wrong with a new record (prefixed
+    with "entry 'KEY': " when it has a key). ``hint`` follows the list of
+    missing fields."""
     if rec.key:
         bibtex.check_key(rec.key)
-    year = rec.fields.get("year")
-    if year is not None and not _YEAR_RE.match(year.strip()):
-        raise ValidationError(f"{where}expected a 4-digit year, got {year!r}", field="year")
-    date = rec.fields.get("date")
-    if year is None and date is not None and not _DATE_RE.match(date.strip()):
-        raise ValidationError(f"{where}expected a date like 2024 or 2024-05, got {date!r}",
+    try:
+        _check(rec, force=force, hint=hint)
+    except ValidationError as exc:
+        if not rec.key:
+            raise
+        raise ValidationError(f"entry '{rec.key}': {exc.message}", field=exc.field) from None
+
+
+def _check(rec: Record, *, force: bool, hint: str) -> None:
+    check_type(rec.type, force=force)
+    year, date = rec.fields.get("year"), rec.fields.get("date")
+    if year is not None:
+        check_year(year)
+    elif date is not None and not _DATE_RE.match(date.strip()):
+        raise ValidationError(f"expected a date like 2024 or 2024-05, got {date!r}",
                               field="date")
     missing = missing_fields(rec.type, rec.fields)
     if missing:
         names = ", ".join(describe(s) for s in missing)
-        raise ValidationError(f"{where}@{rec.type} needs {names}; nothing was written")
+        raise ValidationError(f"@{rec.type} needs {names}{hint}; nothing was written")
     for name, value in rec.fields.items():
         if not bibtex.FIELD_NAME_RE.match(name):
-            raise ValidationError(f"{where}'{name}' is not a valid BibTeX field name")
+            raise ValidationError(f"'{name}' is not a valid BibTeX field name")
         if not bibtex.braces_balanced(value):
-            raise ValidationError(f"{where}unbalanced braces in {value!r}", field=name)
+            raise ValidationError(f"unbalanced braces in {value!r}", field=name)
 
 
+def apply_extras(rec: Record, areas: Iterable[str] = (), featured: bool = False) -> Record:
+    """``rec`` with more areas (resolved names) and, if asked, the featured marker."""
+    from . import areas as areas_mod
+
+    out = areas_mod.edit(rec, add=list(areas)) or rec
+    if featured:
+        out = areas_mod.set_featured(out, True) or out
+    return out
+
+
+# ------------------------------------------------------------------ keys
 def assign_key(rec: Record, taken: set[str], explicit: str | None = None) -> Record:
     """``rec`` with its key: ``explicit`` if given (refused when taken), else the
     scheme's key made unique. The key is added to ``taken`` (casefolded keys)."""
@@ -251,16 +320,13 @@ def assign_key(rec: Record, taken: set[str], explicit: str | None = None) -> Rec
 
 def keep_or_renew_key(rec: Record, taken: set[str]) -> tuple[Record, str | None]:
     """For entries read from a file: keep their key when it is valid and free, else
-    give a new one (suffix a, b... on a taken key; the scheme's key for an invalid
-    one). Returns the record and its old key when it changed."""
+    give a new one (suffix a, b... on a taken key; the scheme's key for a missing or
+    invalid one). The key is added to ``taken``. Returns the record and its old key
+    when it changed."""
     from .keys import make_key, unique_key
 
     key = rec.key
-    try:
-        bibtex.check_key(key)
-        valid = True
-    except ValidationError:
-        valid = False
+    valid = bool(bibtex.KEY_RE.match(key)) if key else False
     if valid and key.casefold() not in taken:
         taken.add(key.casefold())
         return rec, None
@@ -269,11 +335,109 @@ def keep_or_renew_key(rec: Record, taken: set[str]) -> tuple[Record, str | None]
     return rec.copy(key=new), key
 
 
-def apply_extras(rec: Record, areas: Iterable[str] = (), featured: bool = False) -> Record:
-    """``rec`` with more areas and, if asked, the featured marker (for ``add --from``)."""
-    from . import areas as areas_mod
+# ------------------------------------------------------------------ duplicates
+def check_duplicates(rec: Record, records: Sequence[Record], *, force: bool = False,
+                     label: str | None = None) -> list[Match]:
+    """The entries of ``records`` that the matcher of ``pubcli dedupe`` says ``rec``
+    duplicates, strongest first. Unless ``force``, any match raises
+    :class:`DuplicateEntry`. ``label`` names ``rec`` in messages (default: its title)."""
+    from .dedupe import find_matches
 
-    out = areas_mod.edit(rec, add=list(areas)) or rec
-    if featured:
-        out = areas_mod.set_featured(out, True) or out
+    matches = find_matches(rec, records)
+    if matches and not force:
+        what = label or _title_label(rec)
+        best = matches[0]
+        raise DuplicateEntry(f"{what} looks like a duplicate of '{best.record.key}' "
+                             f"({', '.join(best.evidence[:2]) or best.rule}); nothing was "
+                             "written (use --force to add it anyway)",
+                             matches=matches, details=match_lines(what, matches))
+    return matches
+
+
+def match_lines(label: str, matches: Sequence[Match]) -> list[str]:
+    """One line per match (the first few): which entry, where, and why."""
+    from .latex import to_text
+
+    out = []
+    for m in matches[:SHOWN_MATCHES]:
+        where = f" (line {m.record.line})" if m.record.line else ""
+        out.append(f"{label} matches '{m.record.key}'{where}: {to_text(m.record.title)} "
+                   f"[{m.rule}; {', '.join(m.evidence)}]")
     return out
+
+
+def _title_label(rec: Record) -> str:
+    from .latex import to_text
+
+    return f"'{to_text(rec.title)}'"
+
+
+def _guard(rec: Record, records: Sequence[Record], *, force: bool, label: str) -> list[str]:
+    """:func:`check_duplicates`, with the warnings for a forced duplicate."""
+    matches = check_duplicates(rec, records, force=force, label=label)
+    if not matches:
+        return []
+    return [*match_lines(label, matches), f"adding {label} anyway (--force)"]
+
+
+# ------------------------------------------------------------------ pubcli add
+def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
+             key: str | None = None, force: bool = False, allow_new: bool = False,
+             prompted: bool = False) -> AddPlan:
+    """The entry ``pubcli add`` makes from options, checked against ``records``.
+
+    Its areas are resolved against the vocabulary (``allow_new`` accepts new
+    ones); it is validated (``force`` accepts an unknown type); a duplicate is
+    refused with :class:`DuplicateEntry` unless ``force``; it gets ``key`` or
+    the scheme's key. ``prompted`` says the user was already asked for the
+    missing fields (else the error for missing ones says how to give them).
+    """
+    from .areas import choose
+    from .keys import taken_keys
+
+    areas, warnings = choose(opts.areas, records, config, allow_new=allow_new)
+    rec = build(replace(opts, areas=areas), force=force)
+    validate(rec, force=force, hint="" if prompted else NOT_ASKED_HINT)
+    warnings += _guard(rec, records, force=force, label=_title_label(rec))
+    return AddPlan([assign_key(rec, taken_keys(records), key)], warnings)
+
+
+def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
+                    source: str = "-", areas: Sequence[str] = (), featured: bool = False,
+                    force: bool = False, allow_new: bool = False) -> AddPlan:
+    """The entries ``pubcli add --from`` makes from the BibTeX ``text`` read from
+    ``source`` ("-": stdin), all or none: a block that does not parse, an invalid
+    entry or (unless ``force``) a duplicate of the library or of an earlier
+    entry refuses the lot. ``areas`` (as typed) and ``featured`` are added to
+    every entry. Entries keep their keys when free, else get a suffix."""
+    from .areas import choose
+    from .importers import source_label
+    from .keys import taken_keys
+
+    where = source_label(source)
+    chosen, warnings = choose(areas, records, config, allow_new=allow_new)
+    parsed = bibtex.parse(text.removeprefix("\ufeff"))
+    if parsed.failed:
+        f = parsed.failed[0]
+        raise ParseError(f"could not read this entry: {f.reason}; nothing was written",
+                         path=where, line=f.line)
+    if not parsed.records:
+        raise ValidationError(f"{where}: no BibTeX entries found; nothing was written")
+    taken = taken_keys(records)
+    pool = list(records)
+    plan = AddPlan([], warnings)
+    for src in parsed.records:
+        rec = apply_extras(Record(src.key, src.type, src.fields), chosen, featured)
+        try:
+            validate(rec, force=force)
+        except ValidationError as exc:
+            raise ValidationError(exc.message, path=where, line=src.line,
+                                  field=exc.field) from None
+        plan.warnings += _guard(rec, pool, force=force, label=f"{where}:{src.line}: '{rec.key}'")
+        rec, old_key = keep_or_renew_key(rec, taken)
+        if old_key is not None:
+            plan.notes.append(f"{where}:{src.line}: the key '{old_key}' is taken; "
+                              f"the entry is added as '{rec.key}'")
+        pool.append(rec)
+        plan.records.append(rec)
+    return plan

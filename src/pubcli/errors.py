@@ -15,11 +15,12 @@ class PubcliError(Exception):
     exit_code = 2
 
     def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None,
-                 field: str | None = None) -> None:
+                 field: str | None = None, details: list[str] | None = None) -> None:
         self.message = message
         self.path = str(path) if path is not None else None
         self.line = line
         self.field = field
+        self.details = list(details or [])  # context lines, shown before the error
         super().__init__(self.format())
 
     def format(self) -> str:

@@ -35,11 +35,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, TextIO
 
-from .errors import PubcliError
+from .errors import PubcliError, ValidationError
 from .latex import fold
 from .model import MONTH_NAMES, Record
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .dedupe import Match
 
 _MONTH_WORDS = {
     **{m.lower(): i for i, m in enumerate(MONTH_NAMES, 1)},
@@ -213,8 +217,6 @@ def _is_free(line: str) -> bool:
 
 def parse_listing(text: str, *, known: Mapping[str, str] | None = None) -> Listing:
     """The publications in a plain-text listing (see the module docstring)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
     lines = [" ".join(ln.replace("\u00a0", " ").split()) for ln in text.splitlines()]
     out = Listing()
     used = [False] * len(lines)
@@ -291,39 +293,55 @@ def _record(title: str, authors: Sequence[str], date: re.Match[str],
 
 
 # ------------------------------------------------------------------ files
+FORMATS = ("auto", "bib", "text")
+
+
+def source_label(source: str) -> str:
+    """How messages name an input: its path, or "<stdin>" for "-"."""
+    return "<stdin>" if source == "-" else source
+
+
+def read_input(source: str, stdin: TextIO) -> str:
+    """The text of the file ``source`` (UTF-8), or all of ``stdin`` for "-"; without
+    a byte-order mark."""
+    if source == "-":
+        return stdin.read().removeprefix("\ufeff")
+    from .store import read_text
+
+    if not source.strip():
+        raise PubcliError("the file name is empty")
+    return read_text(Path(source))[1]
+
+
 def looks_like_bibtex(text: str) -> bool:
     return re.search(r"(?m)^\s*@\s*[A-Za-z]+\s*[{(]", text) is not None
 
 
-def read_source(path: str, text: str, *, fmt: str = "auto",
+def detect_format(source: str, text: str) -> str:
+    """"bib" for a .bib name or text with @entries, else "text"."""
+    return "bib" if source.lower().endswith(".bib") or looks_like_bibtex(text) else "text"
+
+
+def read_source(source: str, text: str, *, fmt: str = "auto",
                 known: Mapping[str, str] | None = None) -> tuple[list[Item], list[tuple[int, str]]]:
-    """The items in ``text`` read from ``path`` ("-" for stdin) as ``fmt``: "bib",
-    "text" or "auto" (a .bib name or text with @entries is BibTeX)."""
+    """The items in ``text`` read from ``source`` as ``fmt`` ("bib", "text", or "auto":
+    see :func:`detect_format`), and (line, message) warnings about what was skipped."""
+    text = text.removeprefix("\ufeff")
     if fmt == "auto":
-        fmt = "bib" if path.lower().endswith(".bib") or looks_like_bibtex(text) else "text"
+        fmt = detect_format(source, text)
     if fmt == "bib":
         from . import bibtex
 
-        parsed = bibtex.parse(text[1:] if text.startswith("\ufeff") else text)
+        parsed = bibtex.parse(text)
         warnings = [(f.line, f"could not read this block, skipped: {f.reason}")
                     for f in parsed.failed]
         warnings += list(parsed.warnings)
-        items = [Item(Record(r.key, r.type, dict(r.fields)), r.line) for r in parsed.records]
+        items = [Item(Record(r.key, r.type, r.fields), r.line) for r in parsed.records]
         return items, sorted(warnings)
     if fmt != "text":
-        raise PubcliError(f"unknown format '{fmt}' (auto, bib or text)")
+        raise PubcliError(f"unknown format '{fmt}' ({', '.join(FORMATS)})")
     listing = parse_listing(text, known=known)
     return listing.items, listing.warnings
-
-
-def read_path(path: str) -> str:
-    """The text of the file ``path`` (UTF-8; a BOM is dropped)."""
-    from .store import read_text
-
-    if not path.strip():
-        raise PubcliError("the file name is empty")
-    _, text, _ = read_text(Path(path))
-    return text
 
 
 # ------------------------------------------------------------------ matching
@@ -345,12 +363,12 @@ class Outcome:
     status: str
     record: Record                  # with its key when it is added
     added: bool = False
-    match: object | None = None     # dedupe.Match
+    match: Match | None = None
     problem: str = ""
 
 
 def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = False,
-         add_near: bool = False, areas: Sequence[str] = (), keep_keys: bool = True,
+         add_near: bool = False, areas: Sequence[str] = (),
          review_threshold: float = REVIEW_THRESHOLD) -> list[Outcome]:
     """Decide, item by item, what an import does.
 
@@ -359,13 +377,13 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     default threshold makes it a duplicate (of the library) or a repeat (of an
     earlier item), skipped; failing that, a match at ``review_threshold`` makes
     it a near-duplicate, held back unless ``add_near``. Invalid items (unknown
-    type unless ``force``, missing required fields, bad year) are skipped. Kept
-    items get a key: their own when ``keep_keys`` and free, else the scheme's.
+    type unless ``force``, missing required fields, bad year) are skipped.
+    ``areas`` (resolved names) are added to every item. Kept items get a key:
+    their own when valid and free, else the scheme's (suffixed when taken).
     """
     from . import entries
     from .dedupe import find_matches
-    from .errors import ValidationError
-    from .keys import make_key, taken_keys
+    from .keys import taken_keys
 
     taken = taken_keys(library)
     pool: list[Record] = list(library)
@@ -386,11 +404,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
             continue
         near = find_matches(rec, pool, threshold=review_threshold)
         add = not near or add_near
-        if add and keep_keys and rec.key:
+        if add:
             rec, _ = entries.keep_or_renew_key(rec, taken)
-        elif add:
-            rec = rec.copy(key=make_key(rec, taken))
-            taken.add(rec.key.casefold())
         out.append(Outcome(item, NEAR if near else NEW, rec, added=add,
                            match=near[0] if near else None))
         pool.append(rec)
@@ -412,3 +427,47 @@ def summary(outcomes: Sequence[Outcome]) -> list[tuple[str, int]]:
          count[NEAR]),
         ("skipped: invalid", count[INVALID]),
     ]
+
+
+@dataclass
+class ImportPlan:
+    """What ``pubcli import`` does: one outcome per incoming item (add those with
+    ``added``), warnings about the input, and how messages name the input."""
+
+    outcomes: list[Outcome]
+    warnings: list[str]
+    where: str
+
+    def summary(self) -> list[tuple[str, int]]:
+        return summary(self.outcomes)
+
+
+class NothingToImport(ValidationError):
+    """The input holds no publication; ``details`` are the warnings that may say why."""
+
+    def __init__(self, message: str, *, details: list[str]) -> None:
+        super().__init__(message, details=details)
+
+
+def plan_import(text: str, library: Sequence[Record], config: Config, *, source: str = "-",
+                fmt: str = "auto", areas: Sequence[str] = (), allow_new: bool = False,
+                add_near: bool = False, force: bool = False) -> ImportPlan:
+    """Read ``text`` (from ``source``, "-" for stdin) as ``fmt`` and decide what an
+    import into ``library`` does (see :func:`plan`). ``areas`` are names as typed,
+    resolved against the vocabulary (``allow_new`` accepts new ones). Names in a
+    text listing take the spelling the library already uses for them."""
+    from .areas import choose
+
+    where = source_label(source)
+    chosen, warnings = choose(areas, library, config, allow_new=allow_new)
+    if fmt == "auto":
+        fmt = detect_format(source, text)
+    known = known_names(library) if fmt == "text" else None
+    items, problems = read_source(source, text, fmt=fmt, known=known)
+    warnings += [f"{where}:{line}: {message}" for line, message in problems]
+    if not items:
+        hint = " (is it a listing? try --format text)" if fmt == "bib" else ""
+        raise NothingToImport(f"{where}: found no publications to import{hint}",
+                              details=warnings)
+    outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen)
+    return ImportPlan(outcomes, warnings, where)

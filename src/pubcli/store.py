@@ -47,6 +47,9 @@ def read_text(path: Path) -> tuple[bytes, str, bool]:
     if str(path) == "":
         raise LibraryNotFound("the library path is empty")
     try:
+        mode = path.stat().st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):  # /dev/zero: endless
+            raise LibraryReadError("is a device or socket, not a .bib file", path=path)
         data = path.read_bytes()
     except FileNotFoundError:
         raise LibraryNotFound("no such file", path=path) from None
@@ -79,9 +82,23 @@ def decode(data: bytes, path: Path | str | None = None) -> tuple[str, bool]:
     return text, bom
 
 
-def load(path: str | os.PathLike[str], *, use_cache: bool = True) -> Library:
+def load(path: str | os.PathLike[str], *, use_cache: bool = True,
+         write_cache: bool = True) -> Library:
     """Load a library file. Unreadable BibTeX blocks are kept and listed in
-    ``library.problems``; only I/O and encoding problems raise."""
+    ``library.problems``; only I/O and encoding problems raise.
+
+    Big files go through the parse cache (``use_cache``); ``write_cache=False``
+    skips refreshing it when the caller is about to save anyway."""
+    was_enabled = gc.isenabled()
+    gc.disable()  # building many records creates no cycles; the GC only slows it down
+    try:
+        return _load(path, use_cache, write_cache)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _load(path: str | os.PathLike[str], use_cache: bool, write_cache: bool) -> Library:
     if not str(path).strip():
         raise LibraryNotFound("the library path is empty")
     path = Path(path)
@@ -93,7 +110,7 @@ def load(path: str | os.PathLike[str], *, use_cache: bool = True) -> Library:
         parsed = _cache_read(path, digest, len(data))
     if parsed is None:
         parsed = bibtex.parse(text)
-        if digest is not None:
+        if digest is not None and write_cache:
             _cache_write(path, digest, len(data), parsed)
     return _library_from(parsed, path, text, bom)
 
@@ -309,6 +326,8 @@ def atomic_write(path: Path, data: bytes) -> None:
         mode = 0o666 & ~_umask()
     except OSError as exc:
         raise WriteError(f"cannot write: {exc.strerror}", path=path) from None
+    if owner is not None and not stat.S_ISREG(st.st_mode):  # never replace /dev/null
+        raise WriteError("not a regular file; nothing was written", path=path)
     # no write bit at all means the owner made it read-only (root passes os.access)
     if owner is not None and (not os.access(real, os.W_OK) or not mode & 0o222):
         raise WriteError("the file is read-only; nothing was written", path=path)
@@ -417,7 +436,7 @@ def transaction(path: str | os.PathLike[str], *, dry_run: bool = False,
     read_text(path)
     with locked(path, on_wait=on_wait):
         clean_stale_temp_files(path)
-        lib = load(path)
+        lib = load(path, write_cache=False)  # save() refreshes the cache if anything changed
         yield lib
         if lib.changed:
             save(lib)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import List, Optional
 
 import typer
 
@@ -79,54 +81,43 @@ def add_command(
 
         pubcli add --from paper.bib --area "Systems and networking"
     """
-    from .. import areas as A
-    from .. import bibtex, config, entries, store
+    from .. import config, entries, importers, store
     from ..errors import ValidationError
 
     record_opts = {"--type": type_, "--title": title, "--author": author, "--year": year,
                    "--month": month, "--venue": venue, "--doi": doi, "--url": url,
                    "--field": field, "--key": key}
-    if from_ is not None:
-        given = [name for name, v in record_opts.items() if v]
-        if given:
-            raise ValidationError(f"--from reads the entries from BibTeX; {given[0]} cannot be "
-                                  "combined with it (only --area, --featured, --force and "
-                                  "--dry-run can)")
-        text = _read_from(from_)
-    if interactive is None:
-        interactive = _stdin_is_terminal()
-    for a in area or []:
-        A.clean(a)
-
+    given = [name for name, v in record_opts.items() if v]
+    if from_ is not None and given:
+        raise ValidationError(f"--from reads the entries from BibTeX; {given[0]} cannot be "
+                              "combined with it (only --area, --featured, --force and "
+                              "--dry-run can)")
     path = common.library_path(library)
     cfg = config.load_config(path)
+    if from_ is not None:
+        text = importers.read_input(from_, sys.stdin)
+        make_plan = partial(entries.plan_add_bibtex, text, source=from_, areas=area or [],
+                            featured=featured, force=force, allow_new=new)
+    else:
+        opts = entries.EntryOptions(type=type_, title=title, authors=list(author or []),
+                                    year=year, month=month, venue=venue, doi=doi, url=url,
+                                    areas=list(area or []), fields=list(field or []),
+                                    featured=featured)
+        prompted = _stdin_is_terminal() if interactive is None else interactive
+        if prompted:
+            opts = _prompt(opts, force=force)
+        make_plan = partial(entries.plan_add, opts=opts, key=key, force=force, allow_new=new,
+                            prompted=prompted)
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
         common.report_problems(lib)
-        vocab = A.vocabulary(cfg.areas, lib.records) if area else []
-        areas = []
-        for a in area or []:
-            got = A.resolve(a, vocab, allow_new=new, option="--area")
-            if got.is_new and cfg.areas:
-                common.warn(f"area {got.name!r} is not in the 'areas' of {cfg.path}")
-            if got.name.casefold() not in {x.casefold() for x in areas}:
-                areas.append(got.name)
-        if from_ is not None:
-            added = _from_bibtex(lib, from_, text, areas=areas, featured=featured, force=force)
-        else:
-            opts = entries.EntryOptions(type=type_, title=title, authors=list(author or []),
-                                        year=year, month=month, venue=venue, doi=doi, url=url,
-                                        areas=areas, fields=list(field or []),
-                                        featured=featured)
-            rec = _from_options(opts, force=force, interactive=interactive)
-            _guard(rec, lib.records, force=force)
-            from ..keys import taken_keys
-
-            rec = entries.assign_key(rec, taken_keys(lib.records), key)
-            added = [rec]
-        for rec in added:
+        plan = make_plan(lib.records, config=cfg)
+        for line in plan.warnings:
+            common.warn(line)
+        for line in plan.notes:
+            common.note(line)
+        for rec in plan.records:
             lib.add(rec)
-        indent = bibtex.detect_indent(lib.text)
-    _report(path, added, dry_run, indent)
+    _report(lib, plan.records, dry_run)
 
 
 def _stdin_is_terminal() -> bool:
@@ -136,51 +127,20 @@ def _stdin_is_terminal() -> bool:
         return False
 
 
-def _read_from(source: str) -> str:
-    from ..importers import read_path
-
-    if source == "-":
-        return sys.stdin.read()
-    return read_path(source)
-
-
-def _from_options(opts, *, force: bool, interactive: bool,
-                  ask: Callable[[str, str | None], str] | None = None):
-    """Build the record; on a terminal, prompt for what is missing."""
+def _prompt(opts, *, force: bool):
+    """Ask on the terminal for the required fields the options leave out (the entry
+    type first, when it was not given)."""
     from .. import entries
-    from ..errors import ValidationError
 
-    rec = entries.build(opts, force=force)
-    missing = entries.missing_fields(rec.type, rec.fields)
-    if missing and interactive:
-        ask = ask or _ask
-        if opts.type is None:
-            opts.type = _ask_type(ask, rec.type, force)
-            rec = entries.build(opts, force=force)
-        extra: list[str] = []
-        for spec in entries.missing_fields(rec.type, rec.fields):
-            name = spec.split("|")[0]
-            value = _ask_field(ask, name)
-            if name == "author":
-                opts.authors = [value]
-            elif name == "title":
-                opts.title = value
-            elif name == "year":
-                opts.year = value
-            else:
-                extra.append(f"{name}={value}")
-        opts.fields = list(opts.fields) + extra
-        rec = entries.build(opts, force=force)
-    missing = entries.missing_fields(rec.type, rec.fields)
-    if missing:
-        names = ", ".join(entries.describe(s) for s in missing)
-        hint = "" if interactive else " (give them as options, or run on a terminal to be asked)"
-        raise ValidationError(f"@{rec.type} needs {names}{hint}; nothing was written")
-    entries.validate(rec, force=force)
-    return rec
+    if not entries.missing_required(opts, force=force):
+        return opts
+    if opts.type is None:
+        opts = replace(opts, type=_ask_type(entries.default_type(opts.venue), force))
+    answers = {name: _ask_field(name) for name in entries.missing_required(opts, force=force)}
+    return entries.with_answers(opts, answers)
 
 
-def _ask(label: str, default: str | None) -> str:
+def _ask(label: str, default: str | None = None) -> str:
     from rich.console import Console
     from rich.markup import escape
     from rich.prompt import Prompt
@@ -197,107 +157,48 @@ def _ask(label: str, default: str | None) -> str:
             from None
 
 
-def _ask_type(ask, default: str, force: bool) -> str:
+def _ask_type(default: str, force: bool) -> str:
     from .. import entries
     from ..errors import ValidationError
 
     while True:
-        answer = ask("Entry type", default).strip() or default
+        answer = _ask("Entry type", default).strip() or default
         try:
             return entries.check_type(answer, force=force)
         except ValidationError as exc:
             common.note(exc.message)
 
 
-def _ask_field(ask, name: str) -> str:
+def _ask_field(name: str) -> str:
     from .. import entries
     from ..errors import ValidationError
 
     label = PROMPT_LABELS.get(name, name.capitalize())
     while True:
-        answer = " ".join(ask(label, None).split())
+        answer = " ".join(_ask(label).split())
         if not answer:
             common.note(f"{name} is required")
             continue
-        if name == "year":
-            try:
-                return entries.check_year(answer)
-            except ValidationError as exc:
-                common.note(exc.message)
-                continue
-        return answer
-
-
-def _guard(rec, records, *, force: bool, label: str | None = None) -> None:
-    """Refuse ``rec`` when the dedupe matcher finds it in ``records`` (unless forced)."""
-    from ..dedupe import find_matches
-    from ..errors import DuplicateError
-    from ..latex import to_text
-
-    matches = find_matches(rec, records)
-    if not matches:
-        return
-    what = label or f"'{to_text(rec.title)}'"
-    for m in matches[:5]:
-        where = f" (line {m.record.line})" if m.record.line else ""
-        common.warn(f"{what} matches '{m.record.key}'{where}: {to_text(m.record.title)} "
-                    f"[{m.rule}; {', '.join(m.evidence)}]")
-    if force:
-        common.warn(f"adding {what} anyway (--force)")
-        return
-    best = matches[0]
-    raise DuplicateError(f"{what} looks like a duplicate of '{best.record.key}' "
-                         f"({', '.join(best.evidence[:2]) or best.rule}); nothing was written "
-                         "(use --force to add it anyway)")
-
-
-def _from_bibtex(lib, source: str, text: str, *, areas: list[str], featured: bool,
-                 force: bool) -> list:
-    from .. import bibtex, entries
-    from ..errors import ParseError, ValidationError
-    from ..keys import taken_keys
-    from ..model import Record
-
-    where = "<stdin>" if source == "-" else source
-    parsed = bibtex.parse(text[1:] if text.startswith("\ufeff") else text)
-    if parsed.failed:
-        f = parsed.failed[0]
-        raise ParseError(f"could not read this entry: {f.reason}; nothing was written",
-                         path=where, line=f.line)
-    if not parsed.records:
-        raise ValidationError(f"{where}: no BibTeX entries found; nothing was written")
-    taken = taken_keys(lib.records)
-    pool = list(lib.records)
-    out = []
-    for src in parsed.records:
-        rec = Record(src.key, src.type, dict(src.fields))
-        rec = entries.apply_extras(rec, areas, featured)
+        if name != "year":
+            return answer
         try:
-            entries.validate(rec, force=force)
+            return entries.check_year(answer)
         except ValidationError as exc:
-            raise ValidationError(exc.message, path=where, line=src.line,
-                                  field=exc.field) from None
-        _guard(rec, pool, force=force, label=f"{where}:{src.line}: '{rec.key}'")
-        rec, old_key = entries.keep_or_renew_key(rec, taken)
-        if old_key is not None:
-            common.note(f"{where}:{src.line}: the key '{old_key}' is taken; "
-                        f"the entry is added as '{rec.key}'")
-        pool.append(rec)
-        out.append(rec)
-    return out
+            common.note(exc.message)
 
 
-def _report(path, added: list, dry_run: bool, indent: str) -> None:
+def _report(lib, added: list, dry_run: bool) -> None:
     from .. import bibtex
 
     if dry_run:
-        sys.stdout.write("".join(bibtex.format_entry(r, indent=indent) + "\n\n"
-                                 for r in added).rstrip("\n") + "\n")
+        indent = bibtex.detect_indent(lib.text)
+        sys.stdout.write("\n\n".join(bibtex.format_entry(r, indent=indent) for r in added)
+                         + "\n")
         common.note(f"dry run: would append {len(added)} entr"
-                    f"{'y' if len(added) == 1 else 'ies'} to {path}; nothing was written")
+                    f"{'y' if len(added) == 1 else 'ies'} to {lib.path}; nothing was written")
         return
     sys.stdout.write("".join(f"{r.key}\n" for r in added))
-    common.note(f"added {', '.join(r.key for r in added)} to {path}")
+    common.note(f"added {', '.join(r.key for r in added)} to {lib.path}")
 
 
 def register(app: typer.Typer) -> None:
