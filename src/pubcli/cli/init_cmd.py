@@ -9,7 +9,7 @@ import typer
 
 from . import common
 
-HEADER = ("% Publication list managed with pubcli (https://pypi.org/project/pubcli/).\n"
+HEADER = ("% Publication list managed with pubcli.\n"
           "% Research areas are stored in `keywords`, comma-separated; "
           "`featured = {true}` marks featured items.\n")
 
