@@ -307,6 +307,8 @@ def _parse_with_splitter(text: str, offset: int, line_offset: int, out: Parsed) 
                 reason = ("the block is not closed before the next line starting with '@' "
                           "(a missing '}' or '\"'?)")
             pos = text.find(raw, cursor) if raw else -1
+            while pos >= 0 and line_at_cursor + text.count("\n", cursor, pos) < start_line:
+                pos = text.find(raw, pos + 1)  # an earlier entry may start with the same text
             out.failed.append(Failed(line_offset + start_line + 1,
                                      offset + pos if pos >= 0 else -1, raw, reason.strip()))
             continue
