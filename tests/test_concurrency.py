@@ -156,7 +156,7 @@ def test_a_waiting_command_says_what_it_waits_for_then_proceeds(lib_path):
     said = waiter.stderr.splitlines()
     assert len(said) == 1    # told once, not once per poll
     assert said[0].startswith(f"waiting for another pubcli process to finish with {lib_path}")
-    assert "library.bib.lock" in said[0]
+    assert ".library.bib.lock" in said[0]
     assert "waited2024" in store.load(lib_path)
 
 
@@ -240,7 +240,7 @@ def test_a_waiting_cli_command_says_what_it_waits_for(lib_path):
     assert proc.returncode == 0, proc.stderr
     waiting = [ln for ln in proc.stderr.splitlines() if ln.startswith("waiting for")]
     assert waiting == [f"waiting for another pubcli process to finish with {lib_path} "
-                       "(lock library.bib.lock, up to 60 s)"]
+                       "(lock .library.bib.lock, up to 60 s)"]
     assert "Systems and networking" in store.load(lib_path)["wang2024zero"].fields["keywords"]
 
 

@@ -231,6 +231,7 @@ def test_init_creates_an_empty_library_and_config(cli, tmp_path, chdir):
     r = cli("init", "--owner", "Ada Lovelace", "--area", "Computing", "--area", "Poetry")
     assert r.exit_code == 0, r.output
     assert (tmp_path / "data" / "library.bib").exists()
+    assert ".*.lock" in (tmp_path / "data" / ".gitignore").read_text()  # the lock file
     r = cli("list", "--by", "area")
     assert r.exit_code == 0 and "holds no publications yet" in r.stderr
     from pubcli.config import load_config

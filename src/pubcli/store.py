@@ -8,7 +8,7 @@
 * Writes are atomic: a temporary file in the same folder, flushed and fsynced,
   then ``os.replace`` onto the real file (the target of a symlink), keeping
   the file's permission bits; the folder is fsynced after the rename.
-* :func:`transaction` holds an exclusive lock (``<library>.lock``, an OS
+* :func:`transaction` holds an exclusive lock (``.<library>.lock``, an OS
   ``flock`` that dies with its process, so a crash never leaves a stale lock)
   around load-modify-save.
 * A parse cache keyed by the file's bytes makes repeated loads of big files
@@ -385,7 +385,7 @@ def clean_stale_temp_files(path: Path) -> list[Path]:
 # ------------------------------------------------------------------ locking
 def lock_path(path: Path) -> Path:
     real = Path(os.path.realpath(path))
-    return real.with_name(real.name + ".lock")
+    return real.with_name(f".{real.name}.lock")  # hidden; `pubcli init` git-ignores it
 
 
 @contextlib.contextmanager

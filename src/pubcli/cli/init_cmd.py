@@ -23,7 +23,8 @@ def init_command(
 ) -> None:
     """Create an empty library (data/library.bib) and a pubcli.toml beside it.
 
-    Refuses to overwrite an existing file.
+    Also writes a .gitignore there for pubcli's lock file, unless one exists.
+    Refuses to overwrite an existing library or config.
 
     Example:
 
@@ -48,6 +49,9 @@ def init_command(
     except OSError as exc:
         raise PubcliError(f"cannot create the folder: {exc.strerror}", path=path.parent) from None
     atomic_write(path, HEADER.encode("utf-8"))
+    ignore = path.parent / ".gitignore"
+    if not ignore.exists():  # the lock file and any temp file a crash left behind
+        atomic_write(ignore, b"# written by pubcli init\n.*.lock\n.*.pubcli-tmp\n")
     try:
         config.write_config(cfg_path, owner, role, list(area or []))
     except OSError as exc:
