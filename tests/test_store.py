@@ -386,3 +386,17 @@ def test_rebase_keeps_broken_blocks_lines(tmp_path):
     assert [(p.line, p.message) for p in lib.problems] == \
         [(p.line, p.message) for p in fresh.problems]
     assert [p.line for p in fresh.problems] == [9, 16]  # three more lines above them
+
+
+def test_old_cache_temp_files_are_cleaned(tmp_path):
+    path = big_library(tmp_path)
+    store.load(path)
+    stale = store.cache_dir() / "tmpabandoned.tmp"
+    stale.write_bytes(b"half a cache")
+    os.utime(stale, (0, 0))  # written long ago by a killed process
+    fresh = store.cache_dir() / "tmpinprogress.tmp"
+    fresh.write_bytes(b"being written right now")
+    lib = store.load(path)
+    lib.add(Record("z1", "misc", {"title": "x"}))
+    store.save(lib)  # refreshes the cache
+    assert not stale.exists() and fresh.exists()

@@ -505,12 +505,24 @@ def _cache_write(path: Path, digest: str, size: int, parsed: bibtex.Parsed) -> N
         cdir.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(cdir, is_dir=True):
             return
+        _clean_cache_temp_files(cdir)
         fd, tmp = tempfile.mkstemp(dir=cdir, suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
             marshal.dump((_cache_key(digest, size), _pack(parsed)), fh)
         os.replace(tmp, _cache_file(path))
     except OSError:
         return  # a cache we cannot write is only a slower next run
+
+
+def _clean_cache_temp_files(cdir: Path, max_age: float = 3600.0) -> None:
+    """Remove cache temp files a killed pubcli left (older than ``max_age`` seconds)."""
+    import time
+
+    now = time.time()
+    for p in cdir.glob("*.tmp"):
+        with contextlib.suppress(OSError):
+            if now - p.stat().st_mtime > max_age:
+                p.unlink()
 
 
 def _pack(p: bibtex.Parsed) -> tuple:
