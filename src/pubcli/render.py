@@ -126,3 +126,28 @@ def as_keys(groups: Groups) -> str:
 def as_bibtex(groups: Groups, source: Callable[[Record], str]) -> str:
     """The entries' own text from the file, verbatim, separated by blank lines."""
     return "\n\n".join(source(r) for r in unique_records(groups)) + "\n"
+
+
+def github_annotation(level: str, path: str, line: int | None, title: str, message: str) -> str:
+    """One GitHub Actions workflow command (``::warning file=...,line=...::message``),
+    escaped as the runner expects: ``%``, CR and LF everywhere, ``:`` and ``,`` in
+    properties. ``path`` is shown relative to the current folder when inside it."""
+    import os
+
+    def data(s: str) -> str:
+        return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    def prop(s: str) -> str:
+        return data(s).replace(":", "%3A").replace(",", "%2C")
+
+    try:
+        shown = os.path.relpath(path)
+        if shown.startswith(".."):
+            shown = str(path)
+    except ValueError:
+        shown = str(path)
+    props = [f"file={prop(shown)}"]
+    if line:
+        props.append(f"line={line}")
+    props.append(f"title={prop(title)}")
+    return f"::{level} {','.join(props)}::{data(message)}"

@@ -100,23 +100,13 @@ def _text(path: Path, f) -> str:
 
 
 def _github(path: Path, f) -> str:
-    props = [f"file={_gh_prop(_shown(path))}"]
-    if f.line:
-        props.append(f"line={f.line}")
-    props.append(f"title={_gh_prop('pubcli ' + f.code)}")
-    return f"::{f.severity} {','.join(props)}::{_gh_data(f.message)}"
+    from ..render import github_annotation
+
+    return github_annotation(f.severity, str(path), f.line, "pubcli " + f.code, f.message)
 
 
 def _one_line(s: str) -> str:
     return " ".join(s.split())
-
-
-def _gh_data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _gh_prop(s: str) -> str:
-    return _gh_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
 def register(app: typer.Typer) -> None:

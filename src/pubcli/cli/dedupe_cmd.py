@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -172,21 +171,9 @@ def _json_groups(path: Path, groups: list["Group"]) -> list[dict]:
     } for g in groups]
 
 
-def _github_escape(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _github_prop(text: str) -> str:
-    return _github_escape(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def _as_github(path: Path, groups: list["Group"]) -> str:
-    try:
-        shown = os.path.relpath(path)
-        if shown.startswith(".."):
-            shown = str(path)
-    except ValueError:
-        shown = str(path)
+    from ..render import github_annotation
+
     lines = []
     for g in groups:
         for rec in g.records:
@@ -196,9 +183,8 @@ def _as_github(path: Path, groups: list["Group"]) -> str:
             msg = f"'{rec.key}' looks like a duplicate of {', '.join(repr(k) for k in others)}"
             if why:
                 msg += f": {why}"
-            lines.append(f"::warning file={_github_prop(shown)},line={rec.line},"
-                         f"title={_github_prop('possible duplicate entry')}::"
-                         f"{_github_escape(msg)}")
+            lines.append(github_annotation("warning", str(path), rec.line,
+                                           "possible duplicate entry", msg))
     return "".join(line + "\n" for line in lines)
 
 
