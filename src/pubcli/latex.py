@@ -9,6 +9,7 @@ LaTeX take a fast path that never touches pylatexenc.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from functools import lru_cache
@@ -51,6 +52,8 @@ def to_text(value: str) -> str:
             pos = m.end()
         parts.append(_convert(value[pos:]))
         out = "".join(parts)
+    if "&" in out and ";" in out:  # HTML entities from web exports: "TNF-&alpha;"
+        out = html.unescape(out)
     return _WS_RE.sub(" ", out).strip()
 
 
