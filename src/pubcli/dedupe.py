@@ -64,6 +64,7 @@ from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .model import AREA_FIELD, Record, join_areas, split_areas
+from .names import split_authors, split_top_level
 
 DEFAULT_THRESHOLD = 90.0
 #: Sorted-neighbourhood window (neighbours compared per record and pass).
@@ -405,39 +406,6 @@ def _looks_vancouver(piece: str) -> bool:
     return len(words) >= 2 and _is_initials(words[-1]) and not _is_initials(words[0])
 
 
-def _brace_split(value: str, sep: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(value):
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        elif c == sep and depth == 0:
-            parts.append(value[start:i].strip())
-            start = i + 1
-    parts.append(value[start:].strip())
-    return [p for p in parts if p]
-
-
-_AND_SPLIT_RE = re.compile(r"\s+and\s+", re.I)
-
-
-def _split_and(value: str) -> list[str]:
-    """Split on " and " outside braces (``{Barnes and Noble}`` stays whole)."""
-    pieces = _AND_SPLIT_RE.split(value.strip())
-    if "{" not in value:
-        return [p for p in pieces if p]
-    out: list[str] = []
-    depth = 0
-    for piece in pieces:
-        if depth > 0 and out:
-            out[-1] += " and " + piece
-        else:
-            out.append(piece)
-        depth += piece.count("{") - piece.count("}")
-    return [p.strip() for p in out if p.strip()]
-
-
 def person_strings(value: str | None) -> list[str]:
     """One string per person, from BibTeX ``A and B`` or citation-style lists
     (``Smith J; Jones AB``, ``Smith J, Jones AB``, ``Smith, J., Jones, A.``)."""
@@ -446,13 +414,13 @@ def person_strings(value: str | None) -> list[str]:
     if "&" in value:
         value = html.unescape(value)
     value = _ETAL_RE.sub("", value.strip())
-    parts = [p for p in _split_and(value) if p.lower() not in ("others", "et al", "et al.")]
+    parts = [p for p in split_authors(value) if p.lower() not in ("others", "et al", "et al.")]
     if len(parts) == 1:
         v = parts[0]
         if ";" in v:
-            parts = _brace_split(v, ";")
+            parts = [p for p in split_top_level(v, ";") if p]
         elif "," in v:
-            pieces = _brace_split(v, ",")
+            pieces = [p for p in split_top_level(v, ",") if p]
             if len(pieces) >= 2:
                 if all(_looks_vancouver(p) for p in pieces):
                     parts = pieces

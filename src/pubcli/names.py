@@ -60,17 +60,18 @@ def split_authors(value: str | None) -> list[str]:
     return out
 
 
-def _split_commas(name: str) -> list[str]:
+def split_top_level(value: str, sep: str = ",") -> list[str]:
+    """Split on ``sep`` outside braces; parts are stripped (empty ones kept)."""
     parts, depth, start = [], 0, 0
-    for i, c in enumerate(name):
+    for i, c in enumerate(value):
         if c == "{":
             depth += 1
         elif c == "}":
             depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(name[start:i].strip())
+        elif c == sep and depth == 0:
+            parts.append(value[start:i].strip())
             start = i + 1
-    parts.append(name[start:].strip())
+    parts.append(value[start:].strip())
     return parts
 
 
@@ -100,7 +101,7 @@ def _is_von(word: str) -> bool:
 @lru_cache(maxsize=1 << 18)
 def parse_name(raw: str) -> Name:
     """Parse one BibTeX name into its parts (in Unicode)."""
-    parts = _split_commas(raw)
+    parts = split_top_level(raw)
     if len(parts) >= 2:
         vl = _words(parts[0])
         jr = parts[1] if len(parts) >= 3 else ""
