@@ -94,9 +94,7 @@ def _root(version: bool = typer.Option(False, "--version", help="Show the versio
 
 
 for _name in COMMANDS:
-    _spec = importlib.util.find_spec(f"{__name__}.{_name}_cmd")
-    if _spec is not None:  # commands still in progress are simply absent
-        importlib.import_module(f"{__name__}.{_name}_cmd").register(app)
+    importlib.import_module(f"{__name__}.{_name}_cmd").register(app)
 
 
 def main() -> None:
