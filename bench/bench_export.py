@@ -30,12 +30,10 @@ SUFFIX = {"html": "html", "markdown": "md"}
 
 
 def ensure_library(n: int) -> Path:
-    OUT.mkdir(exist_ok=True)
-    path = OUT / f"lib-{n}.bib"
-    if not path.exists():
-        subprocess.run([sys.executable, str(HERE / "gen_library.py"), str(n), str(path)],
-                       check=True)
-    return path
+    sys.path.insert(0, str(HERE))
+    from gen_library import ensure_library as generate
+
+    return generate(n, OUT)
 
 
 def timed(args: list[str], env: dict) -> tuple[float, float]:

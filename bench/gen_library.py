@@ -118,6 +118,20 @@ def near_duplicate(rec: dict, key: str, rng: random.Random) -> str:
     return entry_text(key, etype, fields)
 
 
+def ensure_library(n: int, out_dir: "Path | None" = None) -> "Path":
+    """bench/out/lib-N.bib (generated with the default seed on first use)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = Path(out_dir) if out_dir else Path(__file__).resolve().parent / "out"
+    out.mkdir(exist_ok=True)
+    path = out / f"lib-{n}.bib"
+    if not path.exists():
+        subprocess.run([sys.executable, __file__, str(n), str(path)], check=True)
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("n", type=int)
