@@ -45,7 +45,8 @@ def cli(runner):
     from pubcli.cli import app
 
     def run(*args: str, input: str | None = None, env: dict | None = None):
-        return runner.invoke(app, [str(a) for a in args], input=input, env=env)
+        return runner.invoke(app, [str(a) for a in args], input=input, env=env,
+                             catch_exceptions=False)
 
     return run
 

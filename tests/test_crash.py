@@ -241,7 +241,8 @@ def test_sigkill_of_the_real_cli_leaves_old_or_new(tmp_path):
         shadow.write_bytes(path.read_bytes())
         records = store.load(shadow, use_cache=False).records
         args = _cli_step(step, path, records)
-        result = runner.invoke(app, [a if a != str(path) else str(shadow) for a in args])
+        result = runner.invoke(app, [a if a != str(path) else str(shadow) for a in args],
+                               catch_exceptions=False)
         assert result.exit_code == 0, result.output
         return args, shadow.read_bytes()
 

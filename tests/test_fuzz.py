@@ -224,7 +224,7 @@ def test_every_command_on_mutated_libraries(ram_dir):
         except PubcliError:
             keys = []
         args, writes = commands(path, rng, keys)
-        result = runner.invoke(app, args)
+        result = runner.invoke(app, args, catch_exceptions=False)
         where = f"input {i}: pubcli {' '.join(args)}"
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise AssertionError(f"{where} raised {result.exception!r}") from result.exception

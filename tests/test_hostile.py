@@ -131,7 +131,7 @@ def run_all(folder: Path, path: Path, data: bytes, expect, only=None) -> dict:
             continue
         path.write_bytes(data)
         before = listing(folder)
-        result = runner.invoke(app, args)
+        result = runner.invoke(app, args, catch_exceptions=False)
         where = f"pubcli {' '.join(a[:60] for a in args)}"
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise AssertionError(f"{where}: {result.exception!r}") from result.exception
