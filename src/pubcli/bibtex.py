@@ -15,12 +15,12 @@ byte and rewrite one entry without touching the others:
 
 from __future__ import annotations
 
-import gc
 import logging
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from . import gcpause
 from .errors import ValidationError
 from .model import Record
 
@@ -48,7 +48,9 @@ class Source:
     end: int
     type_written: str
     key_written: str
-    fields: tuple[tuple[str, str], ...]  # (name as written, value as written)
+    # (name as written, value as written); None when not kept (the parse cache does not
+    # store them): written_fields() reads them again from the entry's text when needed
+    fields: tuple[tuple[str, str], ...] | None
     newline: str = "\n"
     read_only: str = ""  # why the entry must not be patched (e.g. duplicate fields)
 
@@ -225,13 +227,21 @@ def parse(text: str, *, fast: bool = True, macros: Mapping[str, str] | None = No
     ``macros`` are @string values known before the text starts."""
     # Building 100k records trips the cyclic GC over and over, for nothing:
     # nothing here forms cycles. Pausing it halves the time on big files.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gcpause.paused():
         return _parse(text, fast, macros)
-    finally:
-        if was_enabled:
-            gc.enable()
+
+
+def written_fields(raw: str) -> tuple[tuple[str, str], ...] | None:
+    """(name as written, value as written) of the one entry ``raw``; None if it is not
+    one readable entry."""
+    got = _fast_entry(raw, 0, len(raw))
+    if got is not None:
+        return tuple(got[2])
+    parsed = Parsed()
+    _parse_with_splitter(raw, 0, 0, parsed)
+    if len(parsed.records) != 1 or parsed.failed:
+        return None
+    return parsed.records[0].source.fields
 
 
 def _parse(text: str, fast: bool, macros: Mapping[str, str] | None) -> Parsed:
@@ -396,8 +406,11 @@ def _locate_fields(raw: str, src: Source) -> list[tuple[int, int, int]] | None:
     if not raw.startswith(src.key_written, cursor):
         return None
     cursor += len(src.key_written)
+    written = src.fields if src.fields is not None else written_fields(raw)
+    if written is None:
+        return None
     spans = []
-    for name, value in src.fields:
+    for name, value in written:
         fm = re.compile(r"[\s,]*(" + re.escape(name) + r")\s*=\s*").match(raw, cursor)
         if not fm:
             return None
@@ -432,8 +445,9 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
         kpos = raw.find(src.key_written, tm.end() if tm else 0)
         edits.append((kpos, kpos + len(src.key_written), new.key))
     seen: set[str] = set()
-    n = len(src.fields)
-    for i, ((name, value_written), (nstart, vstart, vend)) in enumerate(zip(src.fields, spans)):
+    written = src.fields if src.fields is not None else written_fields(raw) or ()
+    n = len(written)
+    for i, ((name, value_written), (nstart, vstart, vend)) in enumerate(zip(written, spans)):
         lname = name.lower()
         first_time = lname not in seen
         seen.add(lname)
@@ -459,7 +473,7 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
             nstart0, vstart0, _ = spans[0]
             line_start = raw.rfind("\n", 0, nstart0) + 1
             ind = raw[line_start:nstart0] if raw[line_start:nstart0].isspace() else indent
-            eq = raw[spans[0][0] + len(src.fields[0][0]):vstart0]
+            eq = raw[spans[0][0] + len(written[0][0]):vstart0]
             last_end = spans[-1][2]
             trailing = re.match(r"[ \t]*,", raw[last_end:])
             if trailing:

@@ -9,7 +9,7 @@ rewrite just the entries that changed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from .errors import NotFound, ValidationError
 from .model import Record
@@ -33,16 +33,9 @@ class Library:
     """Ordered publication records read from (or destined for) one file."""
 
     def __init__(self, records: Iterable[Record] = (), *, path: Path | None = None,
-                 text: str = "", bom: bool = False, newline: str = "\n",
-                 macros: dict[str, str] | None = None, problems: list[Problem] | None = None,
-                 failed: list | None = None) -> None:
+                 document: Any = None) -> None:
         self.path = path
-        self.text = text            # the document as read (without BOM)
-        self.bom = bom
-        self.newline = newline
-        self.macros = macros or {}
-        self.problems = problems or []
-        self.failed = failed or []  # blocks kept verbatim (bibtex.Failed)
+        self.document = document  # the file's details (pubcli.store.document.Document)
         self.records: list[Record] = list(records)
         self._index: dict[str, Record] = {}
         self._folded: dict[str, int] = {}  # casefolded key -> how many records use it
@@ -54,6 +47,32 @@ class Library:
         self._originals: dict[int, Record] = {}  # id(new record) -> record it replaced
         self._removed: list[Record] = []
         self._added: dict[int, Record] = {}      # id -> record, in insertion order
+
+    # -- the file (read-only views of the store's document) ----------------------
+    @property
+    def problems(self) -> list[Problem]:
+        """What a user should hear about the file, derived from it and the records."""
+        return self.document.problems(self.records) if self.document is not None else []
+
+    @property
+    def text(self) -> str:
+        return self.document.text if self.document is not None else ""
+
+    @property
+    def bom(self) -> bool:
+        return self.document is not None and self.document.bom
+
+    @property
+    def newline(self) -> str:
+        return self.document.newline if self.document is not None else "\n"
+
+    @property
+    def macros(self) -> dict[str, str]:
+        return self.document.macros if self.document is not None else {}
+
+    @property
+    def failed(self) -> list:
+        return self.document.failed if self.document is not None else []
 
     # -- reading -----------------------------------------------------------
     def __len__(self) -> int:

@@ -163,9 +163,12 @@ class Record:
     ``line`` is the 1-based line of the entry in its file (0 for a new record).
     ``source`` is private to the store: where the entry's text sits in the file
     and how its fields were written, so that an edit rewrites only this entry.
+    ``row`` is the record's display row (see :mod:`pubcli.display`) when the store
+    had it in its cache, else None until first shown. Records are never edited in
+    place (an edit makes a new Record), so a row never outlives the fields it shows.
     """
 
-    __slots__ = ("key", "type", "fields", "line", "source")
+    __slots__ = ("key", "type", "fields", "line", "source", "row")
 
     def __init__(self, key: str, type: str, fields: Mapping[str, str] | None = None,
                  line: int = 0, source: Any = None) -> None:
@@ -174,6 +177,7 @@ class Record:
         self.fields: dict[str, str] = dict(fields or {})
         self.line = line
         self.source = source
+        self.row: tuple | None = None
 
     def __repr__(self) -> str:
         return f"Record({self.key!r}, {self.type!r}, line={self.line})"
@@ -203,6 +207,8 @@ class Record:
 
     @property
     def year(self) -> int | None:
+        if self.row is not None:  # derived from these fields already (pubcli.display)
+            return self.row[4]
         y = parse_year(self.fields.get("year"))
         if y is None:
             y = parse_year(self.fields.get("date"))
@@ -210,6 +216,8 @@ class Record:
 
     @property
     def month(self) -> int | None:
+        if self.row is not None:
+            return self.row[5]
         m = parse_month(self.fields.get("month"))
         if m is None:
             date = self.fields.get("date", "")
@@ -220,10 +228,14 @@ class Record:
 
     @property
     def areas(self) -> list[str]:
+        if self.row is not None:
+            return list(self.row[6])
         return split_areas(self.fields.get(AREA_FIELD))
 
     @property
     def featured(self) -> bool:
+        if self.row is not None:
+            return self.row[7]
         return self.fields.get(FEATURED_FIELD, "").strip().lower() in {"true", "yes", "1"}
 
     @property

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 
+from .display import row_of
 from .latex import to_text
 from .model import MONTH_NAMES, Record
-from .names import Name, display_name, is_person, parse_name, split_authors
+from .names import Name, is_person, parse_name
 
 _DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
 
@@ -24,19 +25,19 @@ class View:
                  "raw_names", "venue", "areas", "featured", "_details", "_links")
 
     def __init__(self, rec: Record) -> None:
-        f = rec.fields
+        title, raw_names, authors, venue, year, month, areas, featured = row_of(rec)
         self.rec = rec
         self.key = rec.key
         self.type = rec.type
         self.type_group = rec.type_group
-        self.year = rec.year
-        self.month = rec.month
-        self.title = to_text(rec.title)
-        self.raw_names = split_authors(f.get("author") or f.get("editor"))
-        self.authors = [display_name(a) for a in self.raw_names]
-        self.venue = to_text(rec.venue)
-        self.areas = rec.areas
-        self.featured = rec.featured
+        self.year = year
+        self.month = month
+        self.title = title
+        self.raw_names = list(raw_names)
+        self.authors = list(authors)
+        self.venue = venue
+        self.areas = list(areas)
+        self.featured = featured
         self._details: list[tuple[str, str]] | None = None
         self._links: list[tuple[str, str]] | None = None
 

@@ -33,9 +33,8 @@ class PubcliGroup(TyperGroup):
 
         from ._click import Abort, ClickException, UsageError
 
-        # A command is a short-lived process that builds many objects and no cycles
-        # worth collecting: the cyclic GC would cost seconds on a 100k-entry library.
-        gc.disable()
+        # The collector stays on (what a command throws away is collected); the store
+        # pauses it while it builds a big library and freezes the result (pubcli.gcpause).
         try:
             rv = super().main(args=args, prog_name=prog_name or "pubcli",
                               complete_var=complete_var, standalone_mode=False, **extra)
@@ -58,7 +57,8 @@ class PubcliGroup(TyperGroup):
         except BrokenPipeError:
             code = 0
         finally:
-            gc.enable()
+            if gc.get_freeze_count():  # a big library was loaded: no exit-time pass over it
+                gc.freeze()
         if standalone_mode:
             sys.exit(code)
         return code

@@ -68,7 +68,7 @@ def export_command(
 
     path = common.library_path(library)
     filters = common.build_filters(area, type_, year, author, search)
-    lib = store.load(path)
+    lib = store.load(path, display=True)
     common.report_problems(lib)
     cfg = config.load_config(path)
     page = build_page(lib.records, source_text=lambda r: store.source_text(lib, r),

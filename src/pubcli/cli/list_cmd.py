@@ -45,7 +45,7 @@ def list_command(
 
     path = common.library_path(library)
     filters = common.build_filters(area, type_, year, author, search)
-    lib = store.load(path)
+    lib = store.load(path, display=format not in (ListFormat.keys, ListFormat.bibtex))
     common.report_problems(lib)
     cfg = config.load_config(path)
     groups = group(select(lib.records, filters), by, cfg.areas)

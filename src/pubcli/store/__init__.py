@@ -1,0 +1,248 @@
+"""Reading and writing the library file: byte-faithful, atomic, locked, cached.
+
+* :func:`load` reads a file into a :class:`~pubcli.library.Library` whose
+  :class:`~pubcli.store.document.Document` keeps the text, so that :func:`save`
+  can write it back. Nothing is normalised.
+* :func:`save` writes only what changed (:mod:`pubcli.store.save`). A load
+  followed by a save with no change writes the same bytes. Writes are atomic
+  (:mod:`pubcli.store.files`); a file with other hard links is refused.
+* :func:`transaction` holds the library's exclusive lock
+  (:mod:`pubcli.store.lock`) around load-modify-save.
+* Big files go through a parse cache and a display cache keyed by the file's
+  bytes (:mod:`pubcli.store.cache`); a save appends what changed to them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Callable, Iterator
+
+from .. import bibtex, gcpause
+from ..errors import LibraryNotFound
+from ..library import Library, Problem
+from . import cache
+from .cache import cache_dir
+from .document import Document
+from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
+                    clean_stale_temp_files, decode, read_text)
+from .lock import lock_path, locked
+from .save import render, render_plan, rebase, source_text
+
+__all__ = ["load", "loads", "save", "transaction", "render", "source_text", "Document",
+           "Library", "Problem", "UTF8_BOM", "TEMP_SUFFIX", "read_text", "decode",
+           "atomic_write", "clean_stale_temp_files", "lock_path", "locked", "cache_dir"]
+
+
+# ------------------------------------------------------------------ reading
+def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: bool = True,
+         display: bool = False) -> Library:
+    """Load a library file. Unreadable BibTeX blocks are kept and listed in
+    ``library.problems``; only I/O and encoding problems raise.
+
+    Big files go through the parse cache (``use_cache``); ``write_cache=False``
+    skips refreshing it when the caller is about to save anyway. ``display=True``
+    also gives every record its display row (``record.row``), from the display
+    cache when it holds them, else computed now and cached."""
+    if not str(path).strip():
+        raise LibraryNotFound("the library path is empty")
+    path = Path(path)
+    data, text, bom = read_text(path)
+    with gcpause.paused():  # many objects, no cycles: see pubcli.gcpause
+        lib = _load(path, data, text, bom, use_cache, write_cache)
+        if display:
+            _attach_rows(lib, len(data), use_cache)
+    return lib
+
+
+def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
+          write_cache: bool) -> Library:
+    parsed = None
+    digest = None
+    frames = 0
+    big = use_cache and len(data) >= cache.MIN_BYTES
+    if big:
+        digest = cache.digest_of(data)
+        got = cache.read_parse(path, digest, len(data))
+        if got is not None:
+            parsed, frames = got
+    if parsed is None:
+        parsed = bibtex.parse(text)
+        if big and write_cache:
+            frames = cache.write_parse(path, digest, len(data), parsed, text)
+    lib = _library_from(parsed, path, text, bom)
+    doc = lib.document
+    doc.digest = digest
+    doc.cached = frames > 0
+    doc.frames = frames
+    if doc.cached and frames >= cache.MAX_FRAMES and write_cache:
+        doc.frames = cache.write_parse(path, digest, len(data), parsed, text)
+    return lib
+
+
+def _attach_rows(lib: Library, size: int, use_cache: bool) -> None:
+    from ..display import row_of
+
+    doc = lib.document
+    records = lib.records
+    journal = cache.Journal(doc.path, ".rows") if doc.digest and use_cache else None
+    got = journal.read(doc.digest, size) if journal else None
+    if got is not None and len(got[0]) == len(records):
+        for rec, row in zip(records, got[0]):
+            rec.row = row
+        doc.rows_cached = True
+        if got[2] < cache.MAX_FRAMES:
+            return
+    rows = [row_of(rec) for rec in records]
+    if journal is not None:
+        doc.rows_cached = journal.write_base(doc.digest, size, rows, None) > 0
+
+
+def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
+    """Load a library from a string (no file involved)."""
+    bom = text.startswith("\ufeff")
+    if bom:
+        text = text[1:]
+    return _library_from(bibtex.parse(text), Path(path) if path else None, text, bom)
+
+
+def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool) -> Library:
+    doc = Document(path, text, bom, parsed.newline, parsed.macros, parsed.failed)
+    doc.loaded = list(parsed.records)
+    return Library(parsed.records, path=path, document=doc)
+
+
+# ------------------------------------------------------------------ writing
+def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
+    """Write the library's pending edits. Returns False when there was nothing to do."""
+    from ..errors import WriteError
+
+    target = Path(path) if path is not None else library.path
+    if target is None:
+        raise WriteError("no path to save the library to")
+    if not library.changed and path is None:
+        return False
+    doc = library.document
+    text, plan = render_plan(library)
+    data = (UTF8_BOM if doc.bom else b"") + text.encode("utf-8")
+    atomic_write(target, data)
+    delta = _cache_delta(library) if path is None else None
+    rebase(library, text, plan)
+    doc.text = text
+    library.mark_saved()
+    _refresh_caches(library, target, data, delta)
+    return True
+
+
+def _cache_delta(library: Library) -> tuple[list[int], list[int]] | None:
+    """(indices removed from the records as loaded, indices of the records to pack
+    again in the new list) for the pending edits; None when unknown."""
+    doc = library.document
+    replaced, removed, added = library.pending()
+    old_pos = {id(r): i for i, r in enumerate(doc.loaded)}
+    try:
+        gone = sorted(old_pos[id(r)] for r in removed)
+        olds = [library.original_of(r) for r in replaced]
+        moved = [old_pos[id(o)] for o in olds if o is not None]
+    except KeyError:
+        return None
+    if len(moved) != len(replaced) or \
+            len(library.records) != len(doc.loaded) - len(gone) + len(added):
+        return None
+    survivors = len(doc.loaded) - len(gone)
+    again = set()
+    for k, old_index in enumerate(gone):  # the entry after a cut moved closer
+        j = old_index - k
+        if j < survivors:
+            again.add(j)
+    gone_set = set(gone)
+    for old_index in moved:  # replaced in place: its position among the survivors
+        again.add(old_index - _count_below(gone, old_index))
+        if old_index in gone_set:
+            return None
+    again.update(range(survivors, len(library.records)))
+    return gone, sorted(again)
+
+
+def _count_below(sorted_values: list[int], x: int) -> int:
+    import bisect
+
+    return bisect.bisect_left(sorted_values, x)
+
+
+def _refresh_caches(library: Library, target: Path, data: bytes,
+                    delta: tuple[list[int], list[int]] | None) -> None:
+    doc = library.document
+    records = library.records
+    old_digest = doc.digest
+    doc.loaded = list(records)
+    if len(data) < cache.MIN_BYTES or cache.disabled():
+        doc.digest, doc.cached, doc.rows_cached = None, False, False
+        return
+    digest = cache.digest_of(data)
+    doc.digest = digest
+    meta = cache.pack_meta(doc.failed, [], doc.macros, doc.newline)
+    incremental = (delta is not None and doc.cached and old_digest is not None
+                   and doc.frames < cache.MAX_FRAMES
+                   and Path(os.path.realpath(target)) == Path(os.path.realpath(doc.path)))
+    if incremental:
+        gone, again = delta
+        packed = cache.pack_records(records, doc.text, again)
+        if cache.Journal(target, ".marshal").append_delta(old_digest, digest, len(data),
+                                                          gone, packed, meta):
+            doc.frames += 1
+            _refresh_rows(library, target, old_digest, digest, len(data), gone, again)
+            return
+    parsed = bibtex.Parsed(records, doc.failed, [], doc.macros, doc.newline)
+    doc.frames = cache.write_parse(target, digest, len(data), parsed, doc.text)
+    doc.cached = doc.frames > 0
+    doc.rows_cached = False
+
+
+def _refresh_rows(library: Library, target: Path, old_digest: str, digest: str, size: int,
+                  gone: list[int], again: list[int]) -> None:
+    """Append the changed entries' rows to the display cache. Without the rows in
+    memory we cannot know the cache holds ``old_digest``: the delta is appended all
+    the same, and a reader ignores it unless it continues the cache's chain."""
+    from ..display import row_of
+
+    journal = cache.Journal(target, ".rows")
+    if not journal.file.exists():
+        return
+    records = library.records
+    journal.append_delta(old_digest, digest, size, gone, {i: row_of(records[i]) for i in again},
+                         None)
+
+
+# ------------------------------------------------------------------ transactions
+@contextlib.contextmanager
+def transaction(path: str | os.PathLike[str], *, dry_run: bool = False,
+                on_wait: Callable[[str], None] | None = None) -> Iterator[Library]:
+    """Lock, load, let the caller edit, then save once if anything changed.
+
+    An exception inside the block leaves the file untouched. With
+    ``dry_run`` nothing is written (and no lock is taken).
+    """
+    if not str(path).strip():
+        raise LibraryNotFound("the library path is empty")
+    path = Path(path)
+    if dry_run:
+        yield load(path)
+        return
+    # check we can read (and would be allowed to write) before creating a lock file
+    read_text(path)
+    check_writable(path)
+    with locked(path, on_wait=on_wait):
+        clean_stale_temp_files(path)
+        lib = load(path, write_cache=False)  # save() refreshes the cache if anything changed
+        yield lib
+        if lib.changed:
+            save(lib)
+
+
+def _cache_read(path: Path, digest: str, size: int) -> bibtex.Parsed | None:
+    """The parse cache's records for this version of the file (for tests), or None."""
+    got = cache.read_parse(Path(path), digest, size)
+    return got[0] if got else None
+

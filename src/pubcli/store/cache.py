@@ -1,0 +1,288 @@
+"""The parse cache and the display cache: what a big file's load costs, kept.
+
+Both live in the user's own cache folder, one file each per library path, and
+are trusted only when that folder and file belong to the user and nobody else
+can write them. Each is a *journal*: a sequence of frames, each with its length
+and a checksum of its payload (a frame that does not match is never read: the
+cache is rebuilt). The first frame after the header is a *base*, the whole list
+of items for one version of the file (named by a digest of its bytes); each
+later frame is a *delta* from one digest to the next, written by a save: the
+items removed, and the items that changed or were appended. So a save that
+changes one entry appends a few hundred bytes instead of rewriting the whole
+cache; when deltas pile up, the next save writes a new base.
+
+* the parse cache (``.marshal``): one item per record (key, type, fields, and
+  where its text sits, relative to the entry before it, so that an edit moves
+  nothing else), plus the kept-verbatim blocks, macros and newline;
+* the display cache (``.rows``): one display row per record
+  (:mod:`pubcli.display`), filled the first time a listing needs them all, then
+  kept up to date by saves, which recompute the rows of changed entries only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import marshal
+import os
+import stat
+import struct
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+from .. import __version__, bibtex
+from ..model import Record
+
+CACHE_FORMAT = 5
+MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip
+MAX_FRAMES = 24         # deltas after a base before a save writes a new base
+_HEAD = struct.Struct("<I16s")  # payload length, blake2b-128 of the payload
+
+
+def digest_of(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("PUBCLI_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
+    root = Path(base) if base else Path.home() / ".cache"
+    return root / "pubcli" if not os.environ.get("PUBCLI_CACHE_DIR") else root
+
+
+def cache_file(path: Path, suffix: str = ".marshal") -> Path:
+    name = hashlib.sha1(os.path.realpath(path).encode("utf-8", "surrogateescape")).hexdigest()
+    return cache_dir() / f"{name}{suffix}"
+
+
+def disabled() -> bool:
+    return bool(os.environ.get("PUBCLI_NO_CACHE"))
+
+
+def _private(p: Path, *, is_dir: bool) -> bool:
+    """True when ``p`` belongs to us and nobody else can write it."""
+    try:
+        st = p.lstat()
+    except OSError:
+        return False
+    if is_dir and not stat.S_ISDIR(st.st_mode):
+        return False
+    if not is_dir and not stat.S_ISREG(st.st_mode):
+        return False
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return False
+    return not (st.st_mode & 0o022)
+
+
+def _header() -> tuple:
+    """What a cache was made by: a change of any of these makes it stale. bibtexparser
+    is named by where it is installed and when (importing it costs start-up time)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("bibtexparser")
+    origin = spec.origin if spec and spec.origin else ""
+    with contextlib.suppress(OSError):
+        origin += f"@{os.stat(origin).st_mtime_ns}"
+    return ("pubcli-cache", CACHE_FORMAT, __version__, origin, tuple(sys.version_info[:2]))
+
+
+# ------------------------------------------------------------------ frames
+def frame(obj: Any) -> bytes:
+    payload = marshal.dumps(obj)
+    return _HEAD.pack(len(payload), hashlib.blake2b(payload, digest_size=16).digest()) + payload
+
+
+def frames(data: bytes) -> Iterable[Any] | None:
+    """The objects in ``data``, or None when a frame is torn or its checksum fails."""
+    out = []
+    pos, n = 0, len(data)
+    while pos < n:
+        if pos + _HEAD.size > n:
+            return None
+        size, check = _HEAD.unpack_from(data, pos)
+        start, end = pos + _HEAD.size, pos + _HEAD.size + size
+        if end > n:
+            return None
+        payload = data[start:end]
+        if hashlib.blake2b(payload, digest_size=16).digest() != check:
+            return None
+        try:
+            out.append(marshal.loads(payload))
+        except (EOFError, ValueError, TypeError):
+            return None
+        pos = end
+    return out
+
+
+class Journal:
+    """One cache file: a base and the deltas after it (see the module's doc)."""
+
+    def __init__(self, path: Path, suffix: str) -> None:
+        self.file = cache_file(path, suffix)
+
+    def read(self, digest: str, size: int) -> tuple[list, Any, int] | None:
+        """(items, meta, frame count) of the version ``digest`` of the file, or None."""
+        if disabled() or not (_private(self.file.parent, is_dir=True)
+                              and _private(self.file, is_dir=False)):
+            return None
+        try:
+            with open(self.file, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+        objs = frames(data)
+        if not objs or objs[0] != _header():
+            return None
+        items: list | None = None
+        meta: Any = None
+        current = None
+        for obj in objs[1:]:
+            try:
+                kind = obj[0]
+                if kind == "base":
+                    _, current, cur_size, base_items, meta = obj
+                    items = list(base_items) if len(objs) > 2 else base_items
+                elif kind == "delta" and items is not None:
+                    _, prev, new, cur_size, removed, changed, new_meta = obj
+                    if prev != current:
+                        break  # written after another base: the chain is broken here
+                    for i in sorted(removed, reverse=True):
+                        del items[i]
+                    for i in sorted(changed):
+                        if i < len(items):
+                            items[i] = changed[i]
+                        elif i == len(items):
+                            items.append(changed[i])
+                        else:
+                            return None
+                    current, meta = new, new_meta
+            except (TypeError, ValueError, IndexError, KeyError):
+                return None
+        if items is None or current != digest or cur_size != size:
+            return None
+        return list(items), meta, len(objs)
+
+    def write_base(self, digest: str, size: int, items: list, meta: Any) -> int:
+        """Replace the file with a base for ``digest``; returns the frame count (0 if not
+        written)."""
+        if disabled():
+            return 0
+        cdir = self.file.parent
+        try:
+            cdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not _private(cdir, is_dir=True):
+                return 0
+            clean_cache_temp_files(cdir)
+            fd, tmp = tempfile.mkstemp(dir=cdir, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(frame(_header()))
+                    fh.write(frame(("base", digest, size, tuple(items), meta)))
+                os.replace(tmp, self.file)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError:
+            return 0  # a cache we cannot write is only a slower next run
+        return 2
+
+    def append_delta(self, prev: str, digest: str, size: int, removed: list[int],
+                     changed: dict[int, Any], meta: Any) -> bool:
+        """Append a delta from ``prev`` to ``digest`` (one write, so concurrent appends
+        never interleave); False if the file is not ours to append to."""
+        if disabled() or not (_private(self.file.parent, is_dir=True)
+                              and _private(self.file, is_dir=False)):
+            return False
+        data = frame(("delta", prev, digest, size, removed, changed, meta))
+        clean_cache_temp_files(self.file.parent)
+        try:
+            fd = os.open(self.file, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+        except OSError:
+            return False
+        return True
+
+
+def clean_cache_temp_files(cdir: Path, max_age: float = 3600.0) -> None:
+    """Remove cache temp files a killed pubcli left (older than ``max_age`` seconds)."""
+    import time
+
+    now = time.time()
+    for p in cdir.glob("*.tmp"):
+        with contextlib.suppress(OSError):
+            if now - p.stat().st_mtime > max_age:
+                p.unlink()
+
+
+# ------------------------------------------------------------------ parse items
+def pack_records(records: list[Record], text: str,
+                 only: Iterable[int] | None = None) -> dict[int, tuple]:
+    """Cache items for ``records`` (all, or the indices ``only``), each placed
+    relative to the end of the entry before it."""
+    out: dict[int, tuple] = {}
+    indices = range(len(records)) if only is None else sorted(set(only))
+    for i in indices:
+        rec = records[i]
+        src = rec.source
+        if i:
+            prev = records[i - 1].source
+            prev_end = prev.end
+            lines_before = records[i - 1].line - 1 + text.count("\n", prev.start, prev.end)
+        else:
+            prev_end, lines_before = 0, 0
+        out[i] = (rec.key, rec.type, rec.fields, src.start - prev_end, src.end - src.start,
+                  rec.line - 1 - lines_before, text.count("\n", src.start, src.end),
+                  src.type_written, src.key_written, src.read_only)
+    return out
+
+
+def unpack_records(items: list, newline: str) -> list[Record]:
+    records = []
+    append = records.append
+    Source = bibtex.Source
+    pos = line = 0  # end of the previous entry; newlines before it
+    for key, etype, fields, gap, length, gap_lines, own_lines, tw, kw, ro in items:
+        start = pos + gap
+        pos = start + length
+        line += gap_lines
+        rec = Record(key, etype, fields, line + 1, Source(start, pos, tw, kw, None, newline, ro))
+        line += own_lines
+        append(rec)
+    return records
+
+
+def pack_meta(failed: list[bibtex.Failed], warnings: list, macros: dict[str, str],
+              newline: str) -> tuple:
+    return (tuple((f.line, f.start, f.raw, f.reason) for f in failed), tuple(warnings),
+            macros, newline)
+
+
+def unpack_meta(meta: tuple) -> tuple[list[bibtex.Failed], list, dict[str, str], str]:
+    failed, warnings, macros, newline = meta
+    return ([bibtex.Failed(*f) for f in failed], [tuple(w) for w in warnings], dict(macros),
+            newline)
+
+
+def read_parse(path: Path, digest: str, size: int) -> tuple[bibtex.Parsed, int] | None:
+    got = Journal(path, ".marshal").read(digest, size)
+    if got is None:
+        return None
+    items, meta, nframes = got
+    try:
+        failed, warnings, macros, newline = unpack_meta(meta)
+        return bibtex.Parsed(unpack_records(items, newline), failed, warnings, macros,
+                             newline), nframes
+    except (TypeError, ValueError):
+        return None
+
+
+def write_parse(path: Path, digest: str, size: int, parsed: bibtex.Parsed, text: str) -> int:
+    packed = pack_records(parsed.records, text)
+    return Journal(path, ".marshal").write_base(
+        digest, size, [packed[i] for i in range(len(parsed.records))],
+        pack_meta(parsed.failed, parsed.warnings, parsed.macros, parsed.newline))

@@ -1,0 +1,58 @@
+"""The file behind a library: its text and the details needed to write it back.
+
+A :class:`Document` is the store's side of a loaded library: the text as read
+(without BOM), whether it had a BOM, its newline, its ``@string`` macros, the
+blocks kept verbatim because they could not be read, and what the parse cache
+knows about it. :class:`pubcli.library.Library` holds the records and their key
+index and points at its document; what a user should hear about the file
+(:meth:`Document.problems`) is derived from the two, never stored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import bibtex
+from ..library import Problem
+from ..model import Record
+
+
+class Document:
+    __slots__ = ("path", "text", "bom", "newline", "macros", "failed", "digest", "loaded",
+                 "cached", "rows_cached", "frames")
+
+    def __init__(self, path: Path | None, text: str, bom: bool, newline: str,
+                 macros: dict[str, str], failed: list[bibtex.Failed]) -> None:
+        self.path = path
+        self.text = text
+        self.bom = bom
+        self.newline = newline
+        self.macros = macros
+        self.failed = failed
+        # for the parse cache: the file's digest, the records as loaded or last saved
+        # (in file order), whether the cache holds this text (and its display rows),
+        # and how many frames the cache file has (see store.cache)
+        self.digest: str | None = None
+        self.loaded: list[Record] = []
+        self.cached = False
+        self.rows_cached = False
+        self.frames = 0
+
+    def problems(self, records: list[Record]) -> list[Problem]:
+        """What a user should hear about the file: blocks kept verbatim, entries with
+        a repeated field, keys used twice (compared case-insensitively)."""
+        problems = [Problem(f.line, f"could not parse this block, kept as it is: {f.reason}")
+                    for f in self.failed]
+        seen: dict[str, Record] = {}
+        for rec in records:
+            if rec.source is not None and rec.source.read_only:
+                problems.append(Problem(rec.line, f"entry '{rec.key}' has a "
+                                                  f"{rec.source.read_only}; the first value "
+                                                  "is used", "warning"))
+            folded = rec.key.casefold()
+            first = seen.setdefault(folded, rec)
+            if first is not rec:
+                problems.append(Problem(rec.line, f"duplicate key '{rec.key}' (first used on "
+                                                  f"line {first.line})", "duplicate-key"))
+        problems.sort(key=lambda p: p.line)
+        return problems

@@ -1,0 +1,163 @@
+"""Writing a library's edits into its text: only what changed is rewritten.
+
+Replaced entries are patched in place (see :func:`pubcli.bibtex.patch_entry`),
+removed ones cut out, new ones appended; each text written is parsed again
+and must read back as intended. After the write, every record's offsets and
+line are brought up to date without parsing the document again.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from .. import bibtex
+from ..errors import WriteError
+from ..library import Library
+from ..model import Record
+
+
+class Plan:
+    """What a save changes: edits on the old text and entries appended at the end."""
+
+    def __init__(self) -> None:
+        self.edits: list[tuple[int, int, str, Record | None]] = []  # start, end, new text
+        self.appended: list[tuple[Record, int]] = []  # record, offset in the new text
+        self.parsed: dict[int, Record] = {}  # id(record) -> its new text, parsed
+
+
+def render(library: Library) -> str:
+    """The document text after the library's pending edits (without BOM)."""
+    return render_plan(library)[0]
+
+
+def render_plan(library: Library) -> tuple[str, Plan]:
+    plan = Plan()
+    replaced, removed, added = library.pending()
+    text = library.document.text
+    if not (replaced or removed or added):
+        return text, plan
+    nl = library.document.newline
+    indent = bibtex.detect_indent(text)
+    for rec in replaced:
+        old = library.original_of(rec)
+        src = rec.source
+        if old is None or src is None or old == rec:
+            continue
+        new_raw = bibtex.patch_entry(text[src.start:src.end], src, old, rec, library.document.macros,
+                                     indent=indent)
+        plan.parsed[id(rec)] = _verify(new_raw, rec, library.document.macros, old)
+        plan.edits.append((src.start, src.end, new_raw, rec))
+    for rec in removed:
+        src = rec.source
+        if src is None:
+            continue
+        start, end = src.start, src.end
+        # take the rest of the line and one blank line with the entry
+        while end < len(text) and text[end] in " \t":
+            end += 1
+        if text.startswith(nl, end):
+            end += len(nl)
+            if text.startswith(nl, end) and (start == 0 or text.endswith(nl + nl, 0, start)
+                                             or text.endswith(nl, 0, start)):
+                end += len(nl)
+        plan.edits.append((start, end, "", None))
+    plan.edits.sort(key=lambda e: e[0])
+    parts: list[str] = []
+    pos = 0
+    for start, end, rep, _ in plan.edits:
+        parts.append(text[pos:start])
+        parts.append(rep)
+        pos = end
+    parts.append(text[pos:])
+    out = "".join(parts)
+    if added:
+        chunks = []
+        for rec in added:
+            entry = bibtex.format_entry(rec, indent=indent, newline=nl)
+            plan.parsed[id(rec)] = _verify(entry, rec, library.document.macros)
+            chunks.append((rec, entry))
+        if out and not out.endswith(nl):
+            out += nl
+        if out.strip() and not out.endswith(nl + nl):
+            out += nl
+        for i, (rec, entry) in enumerate(chunks):
+            if i:
+                out += nl + nl
+            plan.appended.append((rec, len(out)))
+            out += entry
+        out += nl
+    return out, plan
+
+
+def _verify(entry_text: str, rec: Record, macros: dict[str, str],
+            old: Record | None = None) -> Record:
+    """Parse what we are about to write and check it reads back as intended.
+    Fields unchanged since ``old`` keep their text verbatim and are not compared: a
+    macro they use may be (re)defined elsewhere in the file than ``macros`` says."""
+    parsed = bibtex.parse(entry_text, macros=macros)
+    got = parsed.records[0].fields if len(parsed.records) == 1 else {}
+    fields_ok = got.keys() == rec.fields.keys() and all(
+        got[k] == v for k, v in rec.fields.items() if old is None or old.fields.get(k) != v)
+    if (parsed.failed or len(parsed.records) != 1 or parsed.records[0].key != rec.key
+            or not fields_ok or parsed.records[0].type != rec.type):
+        raise WriteError(f"internal check failed: the text written for '{rec.key}' would not "
+                         "read back the same; nothing was written")
+    return parsed.records[0]
+
+
+def rebase(library: Library, text: str, plan: Plan) -> None:
+    """Bring every record's (and kept block's) offsets and line up to date with the
+    text just written, without parsing the document again: text outside the edits
+    moved by what the edits before it added or removed."""
+    old_text = library.document.text
+    starts = [e[0] for e in plan.edits]
+    shift_chars = [0]  # shift_chars[i]: total change made by the first i edits
+    shift_lines = [0]
+    for start, end, new, _ in plan.edits:
+        shift_chars.append(shift_chars[-1] + len(new) - (end - start))
+        shift_lines.append(shift_lines[-1] + new.count("\n") - old_text.count("\n", start, end))
+
+    def shift_before(offset: int) -> tuple[int, int]:
+        i = bisect.bisect_left(starts, offset)  # edits that start before ``offset``
+        return shift_chars[i], shift_lines[i]
+
+    edited = {id(rec): start for start, _, _, rec in plan.edits if rec is not None}
+    appended = dict((id(rec), offset) for rec, offset in plan.appended)
+    line = pos = 0
+    for rec in library.records:
+        if id(rec) in appended:
+            offset = appended[id(rec)]
+            line += text.count("\n", pos, offset)
+            pos = offset
+            rec.source = _placed(plan.parsed[id(rec)], offset, library.document.newline)
+            rec.line = line + 1
+        elif id(rec) in edited:
+            dc, dl = shift_before(edited[id(rec)])
+            rec.source = _placed(plan.parsed[id(rec)], edited[id(rec)] + dc, library.document.newline)
+            rec.line += dl
+        elif rec.source is not None:
+            dc, dl = shift_before(rec.source.start)
+            if dc or dl:
+                rec.source.start += dc
+                rec.source.end += dc
+                rec.line += dl
+    for f in library.document.failed:
+        if f.start >= 0:
+            dc, dl = shift_before(f.start)
+            f.start += dc
+            f.line += dl
+
+
+def _placed(parsed: Record, start: int, newline: str) -> bibtex.Source:
+    src = parsed.source
+    return bibtex.Source(start + src.start, start + src.end, src.type_written, src.key_written,
+                         src.fields, newline, src.read_only)
+
+
+def source_text(library: Library, rec: Record) -> str:
+    """The entry's text as it stands in the file (or as it would be written)."""
+    src = rec.source
+    if src is not None and library.original_of(rec) is None:
+        return library.document.text[src.start:src.end]
+    return bibtex.format_entry(rec, indent=bibtex.detect_indent(library.document.text),
+                               newline=library.document.newline)
