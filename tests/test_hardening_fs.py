@@ -319,3 +319,58 @@ def test_writing_commands_on_a_read_only_library_say_so_in_one_line(tmp_path, cl
         assert r.stderr.count("error: ") == 1
     assert path.read_bytes() == before
     assert temp_files(tmp_path) == []
+
+
+# ------------------------------------------------------------------ locks in shared folders
+def test_lock_file_takes_the_librarys_group_write_bit(tmp_path):
+    """In a shared group folder (library 0664), a lock made by one user must not
+    block the others: the lock file gets the library's group/other write bits."""
+    path = tmp_path / "library.bib"
+    shutil.copy(SHIPPED, path)
+    os.chmod(path, 0o664)
+    old = os.umask(0o022)
+    try:
+        add_one(path)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(store.lock_path(path).stat().st_mode) == 0o664
+
+
+def test_someone_elses_lock_file_without_write_bits_still_locks(unprivileged):
+    """An existing lock file we may not write (another user made it 0644) is opened
+    read-only for flock: the edit goes through instead of failing."""
+    folder = unprivileged / "shared"
+    folder.mkdir()
+    os.chmod(folder, 0o777)
+    path = folder / "library.bib"
+    shutil.copy(SHIPPED, path)
+    os.chmod(path, 0o666)
+    lock = store.lock_path(path)
+    lock.touch()
+    os.chmod(lock, 0o444)
+    result = run_unprivileged(path, "sharedlock2025")
+    assert result == {"ok": True}
+    assert b"sharedlock2025" in path.read_bytes()
+
+
+# ------------------------------------------------------------------ hard links
+def test_hard_linked_library_is_refused_for_writing(tmp_path, cli):
+    """A second name (hard link) would be split off by the atomic rename and would take
+    another lock: pubcli refuses to write, says why, and changes nothing."""
+    path = tmp_path / "library.bib"
+    shutil.copy(SHIPPED, path)
+    other = tmp_path / "other-name.bib"
+    os.link(path, other)
+    before = path.read_bytes()
+    with pytest.raises(WriteError, match="2 hard links"):
+        add_one(path)
+    lib = store.load(path)
+    lib.add(Record("direct2025", "misc", {"title": "x"}))
+    with pytest.raises(WriteError, match="hard links"):
+        store.save(lib)
+    result = cli("tag", "--all", "--add", "Systems and networking", "-l", str(other))
+    assert result.exit_code == 2
+    assert "hard links" in result.stderr and "symbolic link" in result.stderr
+    assert path.read_bytes() == before and os.path.samefile(path, other)
+    assert temp_files(tmp_path) == []
+    assert store.load(other).problems == []  # reading is fine

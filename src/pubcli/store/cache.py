@@ -29,6 +29,7 @@ import stat
 import struct
 import sys
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -38,7 +39,7 @@ from ..model import Record
 CACHE_FORMAT = 5
 MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip
 MAX_FRAMES = 24         # deltas after a base before a save writes a new base
-_HEAD = struct.Struct("<I16s")  # payload length, blake2b-128 of the payload
+_HEAD = struct.Struct("<II")  # payload length, CRC-32 of the payload
 
 
 def digest_of(data: bytes) -> str:
@@ -90,7 +91,7 @@ def _header() -> tuple:
 # ------------------------------------------------------------------ frames
 def frame(obj: Any) -> bytes:
     payload = marshal.dumps(obj)
-    return _HEAD.pack(len(payload), hashlib.blake2b(payload, digest_size=16).digest()) + payload
+    return _HEAD.pack(len(payload), zlib.crc32(payload)) + payload
 
 
 def frames(data: bytes) -> Iterable[Any] | None:
@@ -104,8 +105,8 @@ def frames(data: bytes) -> Iterable[Any] | None:
         start, end = pos + _HEAD.size, pos + _HEAD.size + size
         if end > n:
             return None
-        payload = data[start:end]
-        if hashlib.blake2b(payload, digest_size=16).digest() != check:
+        payload = memoryview(data)[start:end]
+        if zlib.crc32(payload) != check:
             return None
         try:
             out.append(marshal.loads(payload))
