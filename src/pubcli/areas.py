@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from .errors import AmbiguousKey, NotFound, ValidationError
 from .latex import fold
+from .library import read_only_reason
 from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
 
 if TYPE_CHECKING:
@@ -186,6 +187,19 @@ class TagPlan:
 
     changes: list[tuple[Record, Record]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    path: Path | None = None  # the library, for the warnings
+
+    def propose(self, old: Record, new: Record) -> None:
+        """Plan ``old`` -> ``new``, unless pubcli must leave ``old``'s text alone (no key,
+        a repeated field): then say so and go on with the others."""
+        why = read_only_reason(old)
+        if why:
+            name = f"entry '{old.key}'" if old.key else f"the @{old.type} entry"
+            where = f"{self.path}:{old.line}" if self.path else f"line {old.line}"
+            self.warnings.append(f"{where}: {name} was left as it is ({why}); "
+                                 "fix it by hand to change it")
+        else:
+            self.changes.append((old, new))
 
 
 def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
@@ -270,7 +284,7 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
         if keys or add or remove or featured is not None or has_filters or confirm_all:
             raise ValidationError("--rename works on the whole library; give it alone "
                                   "(with --new or --dry-run if needed)")
-        return plan_rename(records, config, *rename, allow_new=allow_new)
+        return plan_rename(records, config, *rename, allow_new=allow_new, path=path)
     if not (add or remove or featured is not None):
         raise ValidationError("nothing to do: give --add AREA, --remove AREA, --rename OLD NEW, "
                               "--featured or --not-featured")
@@ -285,18 +299,18 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
     both = [a for a in to_add if fold(a) in removed]
     if both:
         raise ValidationError(f"area {both[0]!r} is both added and removed")
-    plan = TagPlan(warnings=warnings)
+    plan = TagPlan(warnings=warnings, path=path)
     for rec in targets:
         new = edit(rec, to_add, to_remove) or rec
         if featured is not None:
             new = set_featured(new, featured) or new
         if new is not rec:
-            plan.changes.append((rec, new))
+            plan.propose(rec, new)
     return plan
 
 
 def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *,
-                allow_new: bool = False) -> TagPlan:
+                allow_new: bool = False, path: Path | None = None) -> TagPlan:
     """Rename area ``old`` to ``new`` in every entry that has it (merging into ``new``
     where an entry has both). ``old`` must be in use; a ``new`` outside the
     vocabulary but close to one of its areas is refused unless ``allow_new``."""
@@ -312,11 +326,11 @@ def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *
         if close is not None:
             raise ValidationError(f"--rename: {new!r} is close to the existing area {close!r}; "
                                   f"did you mean {close!r}? (pass --new to use {new!r})")
-    plan = TagPlan()
+    plan = TagPlan(path=path)
     for rec in records:
         out = rename(rec, used, new)
         if out is not None:
-            plan.changes.append((rec, out))
+            plan.propose(rec, out)
     if fold(used) != fold(new) and any(fold(a) == fold(used) for a in config.areas):
         plan.warnings.append(f"renamed {used!r} to {new!r}, but the 'areas' list of "
                              f"{config.path} still has {used!r}: edit it there too")
