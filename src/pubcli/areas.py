@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from .errors import AmbiguousKey, NotFound, ValidationError
 from .latex import fold
 from .library import read_only_reason
+from .similar import closest
 from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
 
 if TYPE_CHECKING:
@@ -70,14 +71,7 @@ def vocabulary(config_areas: Sequence[str], records: Iterable[Record]) -> list[s
 
 def suggest(name: str, known: Sequence[str], cutoff: float = SUGGEST_CUTOFF) -> str | None:
     """The known area closest to ``name``, if it is close enough."""
-    if not known:
-        return None
-    from rapidfuzz import fuzz, process
-
-    choices = {fold(k): k for k in known}
-    best = process.extractOne(fold(name), list(choices), scorer=fuzz.ratio,
-                              score_cutoff=cutoff)
-    return choices[best[0]] if best else None
+    return closest(name, known, cutoff=cutoff, fold=fold)
 
 
 @dataclass
@@ -258,10 +252,8 @@ def _by_keys(records: Sequence[Record], keys: Sequence[str],
 
 
 def _key_hint(key: str, keys: Iterable[str]) -> str:
-    from rapidfuzz import process
-
-    best = process.extractOne(key, list(keys), score_cutoff=KEY_HINT_CUTOFF)
-    return f" (did you mean '{best[0]}'?)" if best else ""
+    best = closest(key, keys, cutoff=KEY_HINT_CUTOFF)
+    return f" (did you mean '{best}'?)" if best else ""
 
 
 def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] = (),

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, TextIO
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
+from . import sources
 from .errors import PubcliError, ValidationError
 from .latex import fold
 from .model import MONTH_NAMES, Record
@@ -295,22 +295,9 @@ def _record(title: str, authors: Sequence[str], date: re.Match[str],
 # ------------------------------------------------------------------ files
 FORMATS = ("auto", "bib", "text")
 
-
-def source_label(source: str) -> str:
-    """How messages name an input: its path, or "<stdin>" for "-"."""
-    return "<stdin>" if source == "-" else source
-
-
-def read_input(source: str, stdin: TextIO) -> str:
-    """The text of the file ``source`` (UTF-8), or all of ``stdin`` for "-"; without
-    a byte-order mark."""
-    if source == "-":
-        return stdin.read().removeprefix("\ufeff")
-    from .store import read_text
-
-    if not source.strip():
-        raise PubcliError("the file name is empty")
-    return read_text(Path(source))[1]
+# where an input is read: :mod:`pubcli.sources` (re-exported for the commands)
+read_input = sources.read_input
+source_label = sources.source_label
 
 
 def looks_like_bibtex(text: str) -> bool:

@@ -490,9 +490,7 @@ def _private(p: Path, *, is_dir: bool) -> bool:
 
 
 def _cache_key(digest: str, size: int) -> tuple:
-    import bibtexparser
-
-    return (CACHE_FORMAT, __version__, bibtexparser.__version__, sys.version_info[:2],
+    return (CACHE_FORMAT, __version__, bibtex.parser_version(), sys.version_info[:2],
             digest, size)
 
 
