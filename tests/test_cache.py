@@ -24,7 +24,7 @@ def big_library(tmp_path: Path, n: int = 900) -> Path:
             f"  journal = jcs,\n  year = {1990 + i % 30},\n  keywords = {{Area {i % 3}}},\n"
             f"  abstract = {{{'words ' * 40}}}\n}}\n")
         if i == 400:
-            entries.append("@article{broken,\n  title = {no closing brace\n\n")
+            entries.append("@article{broken,\n  title {no equals sign}\n}\n")
     text = '@string{jcs = "J. Comp. Sci."}\n' + "\n".join(entries)
     path = write(tmp_path / "big.bib", text)
     assert path.stat().st_size >= cache.MIN_BYTES

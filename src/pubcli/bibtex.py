@@ -36,6 +36,24 @@ MONTH_MACROS = {
     "nov": "November", "dec": "December",
 }
 
+def parser_version() -> str:
+    """What a cached parse depends on besides pubcli's own version: the installed
+    bibtexparser, named by where it is and when it was installed (importing it to
+    read its version would cost every warm start 20 ms; an upgrade rewrites it)."""
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec("bibtexparser")
+    origin = spec.origin if spec is not None and spec.origin else ""
+    try:
+        return f"{origin}@{os.stat(origin).st_mtime_ns}"
+    except OSError:
+        return origin
+
+
+#: Source.read_only for an entry without a key (``@article{,``): kept and reported.
+KEYLESS = "no citation key"
+
 KEY_RE = re.compile(r"^[^\s,{}()\"'#%~\\=]+$")
 FIELD_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_:.+-]*$")
 
@@ -332,6 +350,8 @@ def _parse_with_splitter(text: str, offset: int, line_offset: int, out: Parsed) 
                                  "the first value is used"))
         else:
             entry = block
+        if not read_only and not entry.key.strip():
+            read_only = KEYLESS
         raw = entry.raw or ""
         # The entry's text is the first occurrence of its raw text at or after
         # the previous entry's end that starts on the line the splitter gives.

@@ -28,9 +28,9 @@ from .document import Document
 from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
                     clean_stale_temp_files, decode, read_text)
 from .lock import lock_path, locked
-from .save import render, render_plan, rebase, source_text
+from .save import preview, rebase, render, render_plan, source_text
 
-__all__ = ["load", "loads", "save", "transaction", "render", "source_text", "Document",
+__all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_text", "Document",
            "Library", "Problem", "UTF8_BOM", "TEMP_SUFFIX", "read_text", "decode",
            "atomic_write", "clean_stale_temp_files", "lock_path", "locked", "cache_dir"]
 

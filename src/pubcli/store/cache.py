@@ -77,15 +77,9 @@ def _private(p: Path, *, is_dir: bool) -> bool:
 
 
 def _header() -> tuple:
-    """What a cache was made by: a change of any of these makes it stale. bibtexparser
-    is named by where it is installed and when (importing it costs start-up time)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("bibtexparser")
-    origin = spec.origin if spec and spec.origin else ""
-    with contextlib.suppress(OSError):
-        origin += f"@{os.stat(origin).st_mtime_ns}"
-    return ("pubcli-cache", CACHE_FORMAT, __version__, origin, tuple(sys.version_info[:2]))
+    """What a cache was made by: a change of any of these makes it stale."""
+    return ("pubcli-cache", CACHE_FORMAT, __version__, bibtex.parser_version(),
+            tuple(sys.version_info[:2]))
 
 
 # ------------------------------------------------------------------ frames

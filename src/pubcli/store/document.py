@@ -45,6 +45,11 @@ class Document:
                     for f in self.failed]
         seen: dict[str, Record] = {}
         for rec in records:
+            if rec.source is not None and rec.source.read_only == bibtex.KEYLESS:
+                problems.append(Problem(rec.line, f"this @{rec.type} entry has no citation "
+                                                  "key; pubcli keeps it as it is and leaves it "
+                                                  "alone", "missing-key"))
+                continue
             if rec.source is not None and rec.source.read_only:
                 problems.append(Problem(rec.line, f"entry '{rec.key}' has a "
                                                   f"{rec.source.read_only}; the first value "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 
 from .. import bibtex
-from ..errors import WriteError
+from ..errors import ValidationError, WriteError
 from ..library import Library
 from ..model import Record
 
@@ -30,6 +30,19 @@ def render(library: Library) -> str:
     return render_plan(library)[0]
 
 
+def preview(library: Library) -> list[tuple[Record, str]]:
+    """What a save would write for each changed or added entry, in file order: the
+    very text (newlines, indentation, kept field spellings) the real write uses, so a
+    dry run shows exactly what would land. Removed entries are not listed."""
+    text, plan = render_plan(library)
+    out = [(rec, new_raw) for _, _, new_raw, rec in plan.edits if rec is not None]
+    nl = library.document.newline
+    for rec, offset in plan.appended:
+        end = text.find(nl + nl, offset)
+        out.append((rec, text[offset:end if end >= 0 else len(text)].rstrip("\r\n")))
+    return out
+
+
 def render_plan(library: Library) -> tuple[str, Plan]:
     plan = Plan()
     replaced, removed, added = library.pending()
@@ -37,15 +50,16 @@ def render_plan(library: Library) -> tuple[str, Plan]:
     if not (replaced or removed or added):
         return text, plan
     nl = library.document.newline
+    macros = library.document.macros
     indent = bibtex.detect_indent(text)
     for rec in replaced:
         old = library.original_of(rec)
         src = rec.source
         if old is None or src is None or old == rec:
             continue
-        new_raw = bibtex.patch_entry(text[src.start:src.end], src, old, rec, library.document.macros,
+        new_raw = bibtex.patch_entry(text[src.start:src.end], src, old, rec, macros,
                                      indent=indent)
-        plan.parsed[id(rec)] = _verify(new_raw, rec, library.document.macros, old)
+        plan.parsed[id(rec)] = _verify(new_raw, rec, macros, old)
         plan.edits.append((src.start, src.end, new_raw, rec))
     for rec in removed:
         src = rec.source
@@ -71,10 +85,11 @@ def render_plan(library: Library) -> tuple[str, Plan]:
     parts.append(text[pos:])
     out = "".join(parts)
     if added:
+        _refuse_append_into_open_block(library)
         chunks = []
         for rec in added:
             entry = bibtex.format_entry(rec, indent=indent, newline=nl)
-            plan.parsed[id(rec)] = _verify(entry, rec, library.document.macros)
+            plan.parsed[id(rec)] = _verify(entry, rec, macros)
             chunks.append((rec, entry))
         if out and not out.endswith(nl):
             out += nl
@@ -87,6 +102,20 @@ def render_plan(library: Library) -> tuple[str, Plan]:
             out += entry
         out += nl
     return out, plan
+
+
+def _refuse_append_into_open_block(library: Library) -> None:
+    """A block left open (more ``{`` than ``}`` from it to the end of the file) would
+    swallow whatever is appended: BibTeX reads the new entry as part of it."""
+    text = library.document.text
+    for f in library.document.failed:
+        if f.raw[:9].lower().replace(" ", "").startswith("@comment"):
+            continue  # BibTeX skips @comment without reading its braces
+        if f.start >= 0 and text.count("{", f.start) > text.count("}", f.start):
+            raise ValidationError(
+                f"the block on line {f.line} is not closed (a missing '}}'?), so BibTeX "
+                "would read a new entry as part of it; close it first; nothing was written",
+                path=library.path, line=f.line)
 
 
 def _verify(entry_text: str, rec: Record, macros: dict[str, str],
