@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
 
 from . import gcpause
 from .errors import ValidationError
@@ -314,6 +314,8 @@ def _parse_with_splitter(text: str, offset: int, line_offset: int, out: Parsed) 
     newline = out.newline
     cursor = 0
     line_at_cursor = 0  # 0-based line number (within text) at ``cursor``
+    block: Any
+    entry: Any
     for block in lib.blocks:
         raw = block.raw or ""
         start_line = block.start_line or 0

@@ -69,14 +69,14 @@ def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
             parsed, frames = got
     if parsed is None:
         parsed = bibtex.parse(text)
-        if big and write_cache:
+        if digest is not None and write_cache:
             frames = cache.write_parse(path, digest, len(data), parsed, text)
     lib = _library_from(parsed, path, text, bom)
     doc = lib.document
     doc.digest = digest
     doc.cached = frames > 0
     doc.frames = frames
-    if doc.cached and frames >= cache.MAX_FRAMES and write_cache:
+    if digest is not None and doc.cached and frames >= cache.MAX_FRAMES and write_cache:
         doc.frames = cache.write_parse(path, digest, len(data), parsed, text)
     return lib
 
@@ -183,10 +183,10 @@ def _refresh_caches(library: Library, target: Path, data: bytes,
     digest = cache.digest_of(data)
     doc.digest = digest
     meta = cache.pack_meta(doc.failed, [], doc.macros, doc.newline)
-    incremental = (delta is not None and doc.cached and old_digest is not None
+    incremental = (doc.cached and old_digest is not None
                    and doc.frames < cache.MAX_FRAMES
                    and Path(os.path.realpath(target)) == Path(os.path.realpath(doc.path)))
-    if incremental:
+    if incremental and delta is not None:
         gone, again = delta
         packed = cache.pack_records(records, doc.text, again)
         if cache.Journal(target, ".marshal").append_delta(old_digest, digest, len(data),

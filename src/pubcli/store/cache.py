@@ -88,9 +88,9 @@ def frame(obj: Any) -> bytes:
     return _HEAD.pack(len(payload), zlib.crc32(payload)) + payload
 
 
-def frames(data: bytes) -> Iterable[Any] | None:
+def frames(data: bytes) -> list[Any] | None:
     """The objects in ``data``, or None when a frame is torn or its checksum fails."""
-    out = []
+    out: list[Any] = []
     pos, n = 0, len(data)
     while pos < n:
         if pos + _HEAD.size > n:
@@ -237,7 +237,7 @@ def pack_records(records: list[Record], text: str,
 
 
 def unpack_records(items: list, newline: str) -> list[Record]:
-    records = []
+    records: list[Record] = []
     append = records.append
     Source = bibtex.Source
     pos = line = 0  # end of the previous entry; newlines before it
