@@ -133,3 +133,17 @@ def test_a_record_never_shows_a_row_of_other_fields():
     rec.row = compute_row(rec)
     new = rec.copy(fields={**rec.fields, "title": "New", "year": "2002"})
     assert new.row is None and new.year == 2002 and compute_row(new)[0] == "New"
+
+
+def test_a_frame_still_being_appended_does_not_spoil_the_ones_before(tmp_path):
+    """A reader that finds another process's delta half-written reads the frames before
+    it: the version it holds is still served from the cache, which is left alone."""
+    path = big_library(tmp_path)
+    store.load(path)
+    cfile = cache_file(path)
+    whole = cfile.read_bytes()
+    cfile.write_bytes(whole + cache.frame(("delta", "x", "y", 1, [], {}, None))[:-3])
+    inode = cfile.stat().st_ino
+    lib = store.load(path)
+    assert lib.document.cached and cfile.stat().st_ino == inode
+    assert snapshot(lib) == snapshot(store.load(path, use_cache=False))

@@ -88,24 +88,21 @@ def frame(obj: Any) -> bytes:
     return _HEAD.pack(len(payload), zlib.crc32(payload)) + payload
 
 
-def frames(data: bytes) -> list[Any] | None:
-    """The objects in ``data``, or None when a frame is torn or its checksum fails."""
+def frames(data: bytes) -> list[Any]:
+    """The objects in ``data``, up to the first frame that is torn (a writer killed or
+    still appending) or fails its checksum: what follows it is never read."""
     out: list[Any] = []
     pos, n = 0, len(data)
-    while pos < n:
-        if pos + _HEAD.size > n:
-            return None
+    view = memoryview(data)
+    while pos + _HEAD.size <= n:
         size, check = _HEAD.unpack_from(data, pos)
         start, end = pos + _HEAD.size, pos + _HEAD.size + size
-        if end > n:
-            return None
-        payload = memoryview(data)[start:end]
-        if zlib.crc32(payload) != check:
-            return None
+        if end > n or zlib.crc32(view[start:end]) != check:
+            break
         try:
-            out.append(marshal.loads(payload))
+            out.append(marshal.loads(view[start:end]))
         except (EOFError, ValueError, TypeError):
-            return None
+            break
         pos = end
     return out
 
