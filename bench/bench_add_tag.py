@@ -139,7 +139,7 @@ def phases(source: Path, n: int) -> dict[str, dict[str, float]]:
         plan = clock("tag.plan_1000", lambda: areas.plan_tag(lib.records, cfg, keys=keys,
                                                              add=[AREA], allow_new=True))
         clock("tag.replace_1000",
-              lambda: [lib.replace(old.key, new) for old, new in plan.changes])
+              lambda: [lib.replace(old, new) for old, new in plan.changes])
         clock("tag.save", lambda: store.save(lib))
     return out
 

@@ -1,18 +1,21 @@
 """The aims of the performance issue, as whole processes: wall time and peak memory.
 
-    python bench/bench_scale.py [--runs 5] [--src DIR] [--only list10k,list100k,...]
+    python bench/bench_scale.py [--runs 5] [--baseline DIR] [--only NAME,NAME...]
 
 Each figure is the median of ``--runs`` runs of a real ``python -m pubcli ...``
 process (interpreter start-up included); peak memory is the child's own maximum
-resident set (``wait4``), not the sum over children. In the same run, as the
-yardstick the issue measures against, a bare ``bibtexparser.parse_file`` of the
-100k library (whole process too). Libraries come from bench/gen_library.py
-(bench/out/lib-N.bib). ``--src`` points PYTHONPATH at another source tree, to
-measure the code before a change against the code after it on the same machine
-in the same minutes (e.g. a ``git archive`` of an older commit).
+resident set (``wait4``). In the same run, as the yardstick the issue measures
+against, a bare ``bibtexparser.parse_file`` of the 100k library (a whole process
+too), and every figure is also given as a ratio to it.
 
-"warm" means the parse cache holds the file: every warm figure is taken after a
-previous process read (or wrote) the same bytes at the same path.
+``--baseline DIR`` is another source tree (e.g. ``git archive OLD src | tar -x -C
+DIR``): each measurement then runs A (the baseline) and B (this tree) in
+alternating pairs, A B A B ..., each with its own cache folder, so that both see
+the same machine load; the ratio B/A of the medians is printed beside them.
+
+"warm" means the parse cache holds the file: each warm figure is taken after a
+previous process read (or wrote) the same bytes at the same path. Libraries come
+from bench/gen_library.py (bench/out/lib-N.bib).
 """
 
 from __future__ import annotations
@@ -27,11 +30,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-SEARCH = "quantum serverless"  # about 1% of the generated entries
-SEARCH_YEARS = "1990..2016"    # narrows the search to about 1,000 of 100k
+SEARCH = "quantum serverless"  # about 1.5% of the generated entries
+SEARCH_YEARS = "1990..2016"    # narrows the search to 1,095 of 100k
+PY = [sys.executable]
+PUBCLI = PY + ["-m", "pubcli"]
 
 
 def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -41,9 +47,9 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in (0,):
-        raise SystemExit(f"{' '.join(args[:8])} failed ({proc.returncode}): {err[-800:]}")
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"{' '.join(args[:8])} failed ({code}): {err[-800:]}")
     return wall, usage.ru_maxrss / 1024
 
 
@@ -54,83 +60,108 @@ def summary(samples: list[tuple[float, float]]) -> dict[str, float]:
             "runs": len(samples)}
 
 
+class Side:
+    """One source tree with its own temp folder (library copies, cache)."""
+
+    def __init__(self, name: str, src: Path, tmp: Path) -> None:
+        self.name = name
+        self.tmp = tmp / name
+        self.tmp.mkdir()
+        self.env = dict(os.environ, PYTHONPATH=str(src.resolve()),
+                        PUBCLI_CACHE_DIR=str(self.tmp / "cache"), NO_COLOR="1")
+        self.env.pop("PUBCLI_NO_CACHE", None)
+
+    def lib(self, n: int) -> Path:
+        return self.tmp / f"lib-{n}.bib"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--src", type=Path, default=ROOT / "src")
-    ap.add_argument("--only", default="")
+    ap.add_argument("--baseline", type=Path, help="source tree to compare against (A)")
+    ap.add_argument("--only", default="", help="comma-separated measurement names")
     ap.add_argument("--out", type=Path, default=HERE / "out" / "scale.json")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     from gen_library import ensure_library
 
     only = set(filter(None, args.only.split(",")))
-    want = (lambda name: not only or name in only)
-    py = [sys.executable]
-    pubcli = py + ["-m", "pubcli"]
-    results: dict[str, dict[str, float]] = {}
+    results: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="pubcli-scale-") as tmp:
-        tmpd = Path(tmp)
-        env = dict(os.environ, PYTHONPATH=str(args.src.resolve()),
-                   PUBCLI_CACHE_DIR=str(tmpd / "cache"), NO_COLOR="1")
-        env.pop("PUBCLI_NO_CACHE", None)
+        sides = [Side("B", ROOT / "src", Path(tmp))]
+        if args.baseline:
+            sides.insert(0, Side("A", args.baseline, Path(tmp)))
 
-        def measure(name: str, argv, before=None) -> None:
-            if not want(name):
+        def measure(name: str, argv: Callable[[Side, int], list[str]],
+                    before: Callable[[Side], None] | None = None, both: bool = True) -> None:
+            if only and name not in only:
                 return
-            samples = []
+            samples: dict[str, list[tuple[float, float]]] = {s.name: [] for s in sides}
             for k in range(args.runs):
-                if before:
-                    before()
-                samples.append(run(argv(k) if callable(argv) else argv, env))
-            results[name] = summary(samples)
-            r = results[name]
-            print(f"{name:34} {r['median_s']:7.3f} s  (min {r['min_s']:.3f}, max "
-                  f"{r['max_s']:.3f})  peak {r['peak_mib']:6.1f} MiB", flush=True)
+                for side in (sides if both else sides[-1:]):
+                    if before:
+                        before(side)
+                    samples[side.name].append(run(argv(side, k), side.env))
+            results[name] = {s: summary(v) for s, v in samples.items() if v}
+            line = f"{name:30}"
+            for s, r in results[name].items():
+                line += f"  {s}: {r['median_s']:7.3f} s ({r['min_s']:.3f}-{r['max_s']:.3f}) " \
+                        f"{r['peak_mib']:6.0f} MiB"
+            if len(results[name]) == 2:
+                ratio = results[name]["B"]["median_s"] / results[name]["A"]["median_s"]
+                results[name]["B/A"] = {"median": round(ratio, 3)}
+                line += f"  B/A {ratio:.2f}"
+            print(line, flush=True)
 
-        measure("help", pubcli + ["--help"])
+        measure("help", lambda s, k: PUBCLI + ["--help"])
         for n in (10_000, 100_000):
             src = ensure_library(n)
-            lib = tmpd / f"lib-{n}.bib"
-            shutil.copy(src, lib)
-            argv = pubcli + ["list", "--by", "year", "-l", str(lib)]
-            run(argv, env)  # fill the cache
-            tag = f"list{n // 1000}k"
-            measure(f"{tag} warm", argv)
-            if n == 100_000:
-                measure("list100k --search warm", argv + ["--search", SEARCH])
-                measure("bibtexparser.parse_file 100k",
-                        py + ["-c", "import sys, bibtexparser; bibtexparser.parse_file(sys.argv[1])",
-                              str(src)])
-                # each add appends to the file the previous one wrote (and cached)
-                measure("add 100k warm",
-                        lambda k: pubcli + ["add", "--type", "inproceedings", "--title",
-                                            f"Benchmarking Quixotic Zebras Number {k} Across "
-                                            "Frozen Lakes", "--author", "Zed Quill", "--year",
-                                            "2025", "--venue", "BenchConf 2025",
-                                            "--no-interactive", "-l", str(lib)])
-                shutil.copy(src, lib)
-                run(argv, env)  # the pristine file is in the cache again
-                measure("tag --search --all 100k warm",
-                        pubcli + ["tag", "--search", SEARCH, "--year", SEARCH_YEARS, "--add",
-                                  "Benchmark area", "--new", "--all", "-l", str(lib)],
-                        before=lambda: _restore(src, lib, argv, env))
-    if "bibtexparser.parse_file 100k" in results:
-        base = results["bibtexparser.parse_file 100k"]["median_s"]
-        for name in ("list100k warm", "list100k --search warm", "add 100k warm",
-                     "tag --search --all 100k warm"):
-            if name in results:
-                results[name]["x_bibtexparser"] = round(results[name]["median_s"] / base, 3)
-                print(f"{name:34} {results[name]['x_bibtexparser']:.3f}x bibtexparser parse")
+            for side in sides:
+                shutil.copy(src, side.lib(n))
+                run(PUBCLI + ["list", "--by", "year", "-l", str(side.lib(n))], side.env)
+
+            def listing(s: Side, k: int, n: int = n) -> list[str]:
+                return PUBCLI + ["list", "--by", "year", "-l", str(s.lib(n))]
+
+            measure(f"list {n // 1000}k warm", listing)
+        n = 100_000
+        src = ensure_library(n)
+        measure("bibtexparser.parse_file 100k",
+                lambda s, k: PY + ["-c", "import sys, bibtexparser; "
+                                         "bibtexparser.parse_file(sys.argv[1])", str(src)],
+                both=False)
+        measure("list 100k --search warm",
+                lambda s, k: PUBCLI + ["list", "--search", SEARCH, "-l", str(s.lib(n))])
+        # each add appends to the file the previous one wrote (and cached)
+        measure("add 100k warm",
+                lambda s, k: PUBCLI + ["add", "--type", "inproceedings", "--title",
+                                       f"Benchmarking Quixotic Zebras Number {k} Across Frozen "
+                                       "Lakes", "--author", "Zed Quill", "--year", "2025",
+                                       "--venue", "BenchConf 2025", "--no-interactive",
+                                       "-l", str(s.lib(n))])
+
+        def pristine(s: Side) -> None:
+            """The generated library again, read once so that it is in the cache."""
+            shutil.copy(src, s.lib(n))
+            run(PUBCLI + ["list", "--by", "year", "-l", str(s.lib(n))], s.env)
+
+        measure("tag --search --all 100k warm",
+                lambda s, k: PUBCLI + ["tag", "--search", SEARCH, "--year", SEARCH_YEARS,
+                                       "--add", "Benchmark area", "--new", "--all",
+                                       "-l", str(s.lib(n))],
+                before=pristine)
+    base = results.get("bibtexparser.parse_file 100k", {}).get("B", {}).get("median_s")
+    if base:
+        for name, r in results.items():
+            if "100k" in name and not name.startswith("bibtexparser"):
+                for s in ("A", "B"):
+                    if s in r:
+                        r[s]["x_bibtexparser"] = round(r[s]["median_s"] / base, 3)
+                print(f"{name:30}  " + "  ".join(f"{s}: {r[s]['x_bibtexparser']:.3f}x "
+                                                 "bibtexparser" for s in ("A", "B") if s in r))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")
-
-
-def _restore(src: Path, lib: Path, warm: list[str], env: dict[str, str]) -> None:
-    """The pristine library again, read once so that it is in the cache."""
-    shutil.copy(src, lib)
-    run(warm, env)
 
 
 if __name__ == "__main__":

@@ -51,8 +51,9 @@ def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: b
     data, text, bom = read_text(path)
     with gcpause.paused():  # many objects, no cycles: see pubcli.gcpause
         lib = _load(path, data, text, bom, use_cache, write_cache)
-        if display:
-            _attach_rows(lib, len(data), use_cache)
+        fresh = display and _cached_rows(lib, len(data), use_cache)
+    if display and not fresh:  # computed with the GC on: LaTeX to text makes garbage
+        _compute_rows(lib, len(data), use_cache)
     return lib
 
 
@@ -81,22 +82,29 @@ def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
     return lib
 
 
-def _attach_rows(lib: Library, size: int, use_cache: bool) -> None:
+def _cached_rows(lib: Library, size: int, use_cache: bool) -> bool:
+    """Give the records their rows from the display cache; False when it has to be
+    written again (no rows for this version of the file, or too many deltas)."""
+    doc = lib.document
+    if not (doc.digest and use_cache):
+        return False
+    got = cache.Journal(doc.path, ".rows").read(doc.digest, size)
+    if got is None or len(got[0]) != len(lib.records):
+        return False
+    for rec, row in zip(lib.records, got[0]):
+        rec.row = row
+    doc.rows_cached = True
+    return got[2] < cache.MAX_FRAMES
+
+
+def _compute_rows(lib: Library, size: int, use_cache: bool) -> None:
     from ..display import row_of
 
     doc = lib.document
-    records = lib.records
-    journal = cache.Journal(doc.path, ".rows") if doc.digest and use_cache else None
-    got = journal.read(doc.digest, size) if journal else None
-    if got is not None and len(got[0]) == len(records):
-        for rec, row in zip(records, got[0]):
-            rec.row = row
-        doc.rows_cached = True
-        if got[2] < cache.MAX_FRAMES:
-            return
-    rows = [row_of(rec) for rec in records]
-    if journal is not None:
-        doc.rows_cached = journal.write_base(doc.digest, size, rows, None) > 0
+    rows = [row_of(rec) for rec in lib.records]
+    if doc.digest and use_cache:
+        doc.rows_cached = cache.Journal(doc.path, ".rows").write_base(doc.digest, size, rows,
+                                                                       None) > 0
 
 
 def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
