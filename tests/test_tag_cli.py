@@ -135,10 +135,14 @@ def test_featured_on_and_off(cli, library):
 
 def test_rename_across_the_library(cli, library):
     before = library.read_bytes()
+    config_before = (library.parent / "pubcli.toml").read_text()
     r = cli("tag", "--rename", "hardware and devices", "Hardware", "-l", library)
     assert r.exit_code == 0, r.output
-    assert "edit it there too" in r.stderr  # pubcli.toml still lists the old name
+    assert "renamed 'Hardware and devices' to 'Hardware' in the 'areas' of" in r.stderr
     assert "changed 2 entries" in r.stderr
+    # pubcli.toml: the one list item renamed, its comments and layout kept
+    assert (library.parent / "pubcli.toml").read_text() == \
+        config_before.replace('"Hardware and devices"', '"Hardware"')
     after = library.read_bytes()
     assert len(changed_lines(before, after)) == 4
     got = areas_of(library)
@@ -186,7 +190,7 @@ def test_areas_lists_counts_in_config_order(cli, library):
 
 def test_areas_flags_areas_missing_from_the_config(cli, library):
     cli("tag", "wang2024zero", "--add", "Quantum", "--new", "-l", library)
-    r = cli("areas", "--json", "-l", library)
+    r = cli("areas", "--format", "json", "-l", library)
     rows = json.loads(r.stdout)
     assert rows[-1] == {"area": "Quantum", "count": 1, "configured": False}
     assert "not in the 'areas'" in r.stderr

@@ -181,10 +181,11 @@ def set_featured(rec: Record, featured: bool) -> Record | None:
 @dataclass
 class TagPlan:
     """What a tag command changes: (entry as it is, entry as it becomes) pairs, and
-    warnings for the user. Apply it with ``lib.replace(old.key, new)``."""
+    warnings for the user. Apply it with ``lib.replace(old, new)`` (by identity)."""
 
     changes: list[tuple[Record, Record]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    config_rename: tuple[str, str] | None = None  # (old, new) to rename in the config too
 
 
 def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
@@ -305,9 +306,8 @@ def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *
         out = rename(rec, used, new)
         if out is not None:
             plan.changes.append((rec, out))
-    if fold(used) != fold(new) and any(fold(a) == fold(used) for a in config.areas):
-        plan.warnings.append(f"renamed {used!r} to {new!r}, but the 'areas' list of "
-                             f"{config.path} still has {used!r}: edit it there too")
+    if any(fold(a) == fold(used) for a in config.areas) and used != new:
+        plan.config_rename = (used, new)
     return plan
 
 

@@ -68,6 +68,37 @@ class Library:
     def get(self, key: str) -> Record | None:
         return self._index.get(key)
 
+    def find(self, key: str) -> list[Record]:
+        """Every record whose key is ``key`` (keys repeat in real files), in file order."""
+        if key not in self._index:
+            return []
+        return [r for r in self.records if r.key == key]
+
+    def _one(self, ref: Record | str) -> Record:
+        """The record ``ref`` denotes: itself (by identity), or the only one with that key."""
+        if isinstance(ref, Record):
+            self._position(ref)  # KeyError if it is not in this library
+            return ref
+        found = self.find(ref)
+        if not found:
+            raise NotFound(f"no entry with key '{ref}'", path=self.path)
+        if len(found) > 1:
+            lines = ", ".join(str(r.line) for r in found)
+            raise ValidationError(f"the key '{ref}' is used by {len(found)} entries (lines "
+                                  f"{lines}); an edit must name one of them",
+                                  path=self.path, line=found[0].line)
+        return found[0]
+
+    def _unindex(self, rec: Record) -> None:
+        """Drop ``rec`` (already out of ``records``) from the key index."""
+        self._count_key(rec.key, -1)
+        if self._index.get(rec.key) is rec:
+            del self._index[rec.key]
+            for other in self.records:  # another entry with this key is now the one found
+                if other.key == rec.key:
+                    self._index[rec.key] = other
+                    break
+
     def __getitem__(self, key: str) -> Record:
         rec = self._index.get(key)
         if rec is None:
@@ -114,10 +145,11 @@ class Library:
         self._added[id(record)] = record
         return record
 
-    def replace(self, old_key: str, new: Record) -> Record:
-        """Put ``new`` in place of the entry ``old_key``; only that entry's text changes."""
-        old = self[old_key]
-        if new.key.casefold() != old_key.casefold() and self.has_key(new.key):
+    def replace(self, old: Record | str, new: Record) -> Record:
+        """Put ``new`` in place of the entry ``old`` (a record, by identity; or a key used
+        by one entry only); only that entry's text changes."""
+        old = self._one(old)
+        if new.key.casefold() != old.key.casefold() and self.has_key(new.key):
             raise ValidationError(f"the key '{new.key}' is already in the library")
         i = self._position(old)
         new.source = old.source
@@ -126,9 +158,8 @@ class Library:
         if self._pos is not None:
             self._pos.pop(id(old), None)
             self._pos[id(new)] = i
-        del self._index[old_key]
-        self._index[new.key] = new
-        self._count_key(old_key, -1)
+        self._unindex(old)
+        self._index.setdefault(new.key, new)
         self._count_key(new.key, 1)
         if id(old) in self._added:
             del self._added[id(old)]
@@ -137,17 +168,12 @@ class Library:
             self._originals[id(new)] = self._originals.pop(id(old), old)
         return new
 
-    def remove(self, key: str) -> Record:
-        rec = self[key]
+    def remove(self, ref: Record | str) -> Record:
+        """Remove the entry ``ref`` (a record, by identity; or a key used by one entry)."""
+        rec = self._one(ref)
         del self.records[self._position(rec)]
         self._pos = None
-        del self._index[key]
-        self._count_key(key, -1)
-        if self.has_key(key):  # another entry with this key may now be reachable
-            for other in self.records:
-                if other.key == key:
-                    self._index[key] = other
-                    break
+        self._unindex(rec)
         if id(rec) in self._added:
             del self._added[id(rec)]
         else:

@@ -41,7 +41,7 @@ class GroupBy(str, Enum):
 
 
 class ListFormat(str, Enum):
-    table = "table"
+    text = "text"
     json = "json"
     csv = "csv"
     keys = "keys"
