@@ -39,6 +39,16 @@ class PubcliGroup(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
 
+    def _main_shell_completion(self, ctx_args: Any, prog_name: str,
+                               complete_var: str | None = None) -> None:
+        import os
+
+        if os.environ.get(complete_var or "_PUBCLI_COMPLETE"):  # only when TAB is pressed
+            from typer._completion_classes import completion_init
+
+            completion_init()
+        super()._main_shell_completion(ctx_args, prog_name, complete_var)
+
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)

@@ -74,7 +74,7 @@ def print_rows(headers: list[str], rows: list[list[str]], *, right: tuple[str, .
     when piped (the first ``piped_columns`` only; see :mod:`pubcli.render.table`)."""
     from ..render import table
 
-    if not stdout_is_terminal():
+    if not stdout_is_terminal() or len(rows) > table.RICH_ROW_LIMIT:
         sys.stdout.write(table.piped([r[:piped_columns] for r in rows]))
     elif terminal_width() <= table.NARROW:
         sys.stdout.write(table.stacked(headers, rows))
@@ -123,3 +123,9 @@ AuthorOpt = typer.Option(None, "--author",
 SearchOpt = typer.Option(None, "--search", "-s",
                          help="Only entries whose title, authors or venue contain all these "
                               "words (case- and accent-insensitive).")
+
+
+def echo(text: str) -> None:
+    """Text for stdout (a diff, a listing), cleaned of control characters."""
+    if text:
+        sys.stdout.write(clean(text))

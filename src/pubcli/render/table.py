@@ -12,6 +12,7 @@ from typing import Sequence
 from .text import one_line
 
 NARROW = 60  # at or below this many columns a terminal gets stacked rows
+RICH_ROW_LIMIT = 600  # more rows than this are printed as lines even on a terminal
 
 
 def piped(rows: Sequence[Sequence[str]]) -> str:
