@@ -179,10 +179,15 @@ def person_query(text: str) -> PersonQuery:
     """Read ``--author TEXT``. One word matches any name containing it; a name with
     a given part ("S. Bubeck", "Bubeck, Sébastien") is matched as a person."""
     folded = " ".join(fold(text).split())
-    if "," not in text and len(_words(text.strip())) < 2:
+    words = _words(text.strip())
+    if "," in text:  # "von Last, First": the name as BibTeX reads it
+        name = parse_name(" ".join(text.split()))
+        return PersonQuery(folded, _family(name), _given_names(name.first))
+    if len(words) < 2:
         return PersonQuery(folded, "", ())
-    name = parse_name(" ".join(text.split()))
-    return PersonQuery(folded, _family(name), _given_names(name.first))
+    # "First Last" as typed: the last word is the family name, whatever its case
+    given = to_text(" ".join(words[:-1]))
+    return PersonQuery(folded, fold(to_text(words[-1])), _given_names(given))
 
 
 def _given_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
