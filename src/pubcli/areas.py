@@ -228,13 +228,14 @@ def _by_keys(records: Sequence[Record], keys: Sequence[str]) -> list[Record]:
                 folded = {r.key.casefold(): r for r in reversed(records)}
             rec = folded.get(key.casefold())
         if rec is None:
-            raise NotFound(f"no entry with key '{key}'{_key_hint(key, exact)}; "
+            raise NotFound(f"no entry with key '{key}'{key_hint(key, exact)}; "
                            "nothing was changed")
         out.setdefault(id(rec), rec)
     return list(out.values())
 
 
-def _key_hint(key: str, keys: Iterable[str]) -> str:
+def key_hint(key: str, keys: Iterable[str]) -> str:
+    """" (did you mean 'KEY'?)" for the known key closest to ``key``, or ""."""
     from rapidfuzz import process
 
     best = process.extractOne(key, list(keys), score_cutoff=KEY_HINT_CUTOFF)

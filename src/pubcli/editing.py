@@ -59,11 +59,9 @@ def resolve_many(lib: Library, refs: Sequence[str]) -> list[Record]:
 
 
 def _key_hint(key: str, lib: Library) -> str:
-    folded = [r.key for r in lib.records if r.key.casefold() == key.casefold()]
-    if folded:
-        return f" (did you mean '{folded[0]}'? keys are case-sensitive here)"
-    close = difflib.get_close_matches(key, lib.keys(), n=1, cutoff=0.8)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    from .areas import key_hint
+
+    return key_hint(key, dict.fromkeys(lib.keys()))
 
 
 def where(lib: Library, rec: Record) -> str:
