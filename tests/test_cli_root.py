@@ -172,3 +172,10 @@ def test_broken_pipe_is_quiet(tmp_path):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = p.communicate(timeout=60)
     assert out.strip() and "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_init_dry_run_writes_nothing(cli, tmp_path):
+    target = tmp_path / "data" / "library.bib"
+    r = cli("init", target, "--dry-run", "--owner", "Ada")
+    assert r.exit_code == 0 and "dry run: would create" in r.stderr
+    assert str(target) in r.stderr and not (tmp_path / "data").exists()
