@@ -76,7 +76,9 @@ def split_top_level(value: str, sep: str = ",") -> list[str]:
 
 
 def _words(s: str) -> list[str]:
-    words, depth, cur = [], 0, []
+    words: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for c in s:
         if c == "{":
             depth += 1

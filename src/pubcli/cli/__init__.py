@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import typer
 from typer.core import TyperGroup
@@ -57,9 +57,9 @@ class PubcliGroup(TyperGroup):
         except BrokenPipeError:
             raise _PipeClosed() from None
 
-    def main(self, args: Any = None, prog_name: str | None = None,
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
-             **extra: Any) -> Any:
+             windows_expand_args: bool = True, **extra: Any) -> Any:
         import gc
 
         from ._click import Abort, ClickException, UsageError
@@ -69,7 +69,8 @@ class PubcliGroup(TyperGroup):
         gc.disable()
         try:
             rv = super().main(args=args, prog_name=prog_name or "pubcli",
-                              complete_var=complete_var, standalone_mode=False, **extra)
+                              complete_var=complete_var, standalone_mode=False,
+                              windows_expand_args=windows_expand_args, **extra)
             code = rv if isinstance(rv, int) and not isinstance(rv, bool) else ExitCode.OK
         except PubcliError as exc:
             code = _report(exc)

@@ -9,7 +9,7 @@ try:
     from typer._click.exceptions import ClickException, UsageError  # type: ignore
     from typer._click.globals import get_current_context  # type: ignore
 except ImportError:  # typer releases that depend on click itself
-    from click.exceptions import ClickException, UsageError  # type: ignore[no-redef]
-    from click.globals import get_current_context  # type: ignore[no-redef]
+    from click.exceptions import ClickException, UsageError  # type: ignore
+    from click.globals import get_current_context  # type: ignore
 
 __all__ = ["Abort", "ClickException", "UsageError", "get_current_context"]
