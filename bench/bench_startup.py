@@ -1,31 +1,56 @@
 """Start-up time of the CLI: median wall time of `pubcli ARGS` over N runs.
 
-    python bench/bench_startup.py              # pubcli --help, 20 runs
+    python bench/bench_startup.py                       # pubcli --help, 20 runs
     python bench/bench_startup.py -n 30 --version
+    python bench/bench_startup.py --against OLD/src     # interleaved with another tree
+
+With --against, runs of this tree and of the other source tree (PYTHONPATH) are
+interleaved, so a busy machine slows both alike; the ratio is after/before.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+def _time(cmd: list[str], src: Path) -> float:
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    t0 = time.perf_counter()
+    subprocess.run(cmd, capture_output=True, env=env)
+    return time.perf_counter() - t0
 
 
 def main(argv: list[str]) -> None:
     runs = 20
-    if argv[:1] == ["-n"]:
-        runs, argv = int(argv[1]), argv[2:]
+    other: Path | None = None
+    while argv[:1] in (["-n"], ["--against"]):
+        if argv[0] == "-n":
+            runs = int(argv[1])
+        else:
+            other = Path(argv[1]).resolve()
+        argv = argv[2:]
     args = argv or ["--help"]
     cmd = [sys.executable, "-m", "pubcli", *args]
-    subprocess.run(cmd, capture_output=True)  # warm the file cache and .pyc files
-    times = []
+    trees = {"this tree": SRC, **({"other tree": other} if other else {})}
+    for src in trees.values():
+        _time(cmd, src)  # warm the file cache and .pyc files
+    times: dict[str, list[float]] = {name: [] for name in trees}
     for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, capture_output=True)
-        times.append(time.perf_counter() - t0)
-    print(f"pubcli {' '.join(args)}: median {statistics.median(times) * 1000:.1f} ms "
-          f"over {runs} runs (min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f})")
+        for name, src in trees.items():
+            times[name].append(_time(cmd, src))
+    medians = {name: statistics.median(t) * 1000 for name, t in times.items()}
+    for name, t in times.items():
+        print(f"pubcli {' '.join(args)} ({name}): median {medians[name]:.1f} ms over {runs} "
+              f"runs (min {min(t) * 1000:.1f}, max {max(t) * 1000:.1f})")
+    if other:
+        print(f"ratio this/other: {medians['this tree'] / medians['other tree']:.2f}")
 
 
 if __name__ == "__main__":

@@ -177,3 +177,11 @@ def test_clean_replaces_every_control_character_but_tab_and_newline():
                                       ("ok=", "ok="), ("", ""), (2020, "2020")])
 def test_csv_cell(cell, out):
     assert T.csv_cell(cell) == out
+
+
+@pytest.mark.parametrize("width", [40, 60, 79, 80, 90, 95, 100, 120, 160])
+def test_keys_are_whole_at_every_terminal_width(cli, library, width):
+    r = cli("list", "--by", "area", "-l", library,
+            env={"TTY_COMPATIBLE": "1", "NO_COLOR": "1", "COLUMNS": str(width)})
+    for key in cli("list", "-f", "keys", "-l", library).stdout.split():
+        assert key in r.stdout, (width, key)

@@ -251,3 +251,14 @@ def test_tag_rename_in_pyproject(cli, tmp_path):
     assert r.exit_code == 0, r.output
     assert (tmp_path / "pyproject.toml").read_text() == \
         '[project]\nname = "x"\n\n[tool.pubcli]\nareas = ["New", "Other"]  # keep\n'
+
+
+def test_tag_rename_with_a_repeated_key_renames_both_entries_separately(cli, tmp_path):
+    text = ("@misc{dup,\n  title = {One},\n  keywords = {Old},\n}\n\n"
+            "@misc{dup,\n  title = {Two},\n  keywords = {Old, Other},\n}\n")
+    lib = write(tmp_path / "lib.bib", text)
+    r = cli("tag", "--rename", "Old", "New", "--new", "-l", lib)
+    assert r.exit_code == 0, r.output
+    one, two = store.load(lib).records
+    assert (one.fields["title"], one.areas) == ("One", ["New"])
+    assert (two.fields["title"], two.areas) == ("Two", ["New", "Other"])
