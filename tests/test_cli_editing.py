@@ -88,8 +88,8 @@ def test_show_json(cli, library):
 def test_show_refuses_a_repeated_key_naming_both_lines(cli, dups):
     r = cli("show", "smith2020", "-l", dups)
     assert r.exit_code == 2
-    assert f"error: {dups}:2: the key 'smith2020' is used by 2 entries (lines 2, 9); name one " \
-           "as smith2020@2 or smith2020@9" in r.stderr
+    assert f"error: {dups}:2: the key 'smith2020' is used by 2 entries (lines 2 and 9); name one " \
+           "as smith2020@2 or smith2020@9; nothing was changed" in r.stderr
 
 
 def test_show_unknown_key(cli, library):
@@ -142,7 +142,7 @@ def test_edit_set_refusals_write_nothing(cli, dups, args, message):
 
 def test_edit_refuses_a_repeated_key(cli, dups):
     r = cli("edit", "smith2020", "--set", "note=x", "-l", dups)
-    assert r.exit_code == 2 and "lines 2, 9" in r.stderr
+    assert r.exit_code == 2 and "lines 2 and 9" in r.stderr
 
 
 # ------------------------------------------------------------------ edit in $EDITOR
@@ -379,5 +379,5 @@ def test_library_replace_by_identity_changes_the_right_entry():
     text = store.render(lib)
     assert text.count("note = {n}") == 1
     assert text.index("note = {n}") > text.index("Second paper")
-    with pytest.raises(ValidationError, match="lines 2, 9"):
+    with pytest.raises(ValidationError, match="lines 2 and 9"):
         lib.remove("smith2020")

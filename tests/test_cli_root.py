@@ -161,8 +161,8 @@ def test_errors_are_one_line_with_file_and_line(cli, tmp_path):
     r = cli("remove", "dup", "--yes", "-l", lib)
     assert r.exit_code == 2
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
-    assert errors == [f"error: {lib}:1: the key 'dup' is used by 2 entries (lines 1, 3); "
-                      "name one as dup@1 or dup@3"]
+    assert errors == [f"error: {lib}:1: the key 'dup' is used by 2 entries (lines 1 and 3); "
+                      "name one as dup@1 or dup@3; nothing was changed"]
 
 
 def test_broken_pipe_is_quiet(tmp_path):

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from .errors import NotFound, ValidationError
+from .errors import AmbiguousKey, NotFound, ValidationError
 from .library import Library
 from .model import Record
 
@@ -42,10 +42,8 @@ def resolve(lib: Library, ref: str) -> Record:
                            + (f" (it is on line {lines})" if lines else ""), path=lib.path)
         raise NotFound(f"no entry with key '{ref}'{_key_hint(ref, lib)}", path=lib.path)
     if len(found) > 1:
-        refs = " or ".join(f"{ref}@{r.line}" for r in found)
-        lines = ", ".join(str(r.line) for r in found)
-        raise ValidationError(f"the key '{ref}' is used by {len(found)} entries (lines {lines}); "
-                              f"name one as {refs}", path=lib.path, line=found[0].line)
+        raise AmbiguousKey(ref, found, path=lib.path,
+                           hint="name one as " + " or ".join(f"{ref}@{r.line}" for r in found))
     return found[0]
 
 

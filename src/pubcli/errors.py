@@ -95,3 +95,17 @@ class ErrorGroup(PubcliError):
         self.errors = list(errors)
         last = self.errors[-1]
         super().__init__(last.message, path=last.path, line=last.line, field=last.field)
+
+
+class AmbiguousKey(ValidationError):
+    """A key that several entries use, where an edit needs exactly one of them."""
+
+    def __init__(self, key: str, records: list, *, path: str | Path | None = None,
+                 hint: str = "rename one first (pubcli check lists them)") -> None:
+        self.key = key
+        self.records = list(records)
+        lines = [str(r.line) for r in self.records]
+        where = ", ".join(lines[:-1]) + f" and {lines[-1]}" if len(lines) > 1 else lines[0]
+        super().__init__(f"the key '{key}' is used by {len(lines)} entries (lines {where}); "
+                         f"{hint}; nothing was changed",
+                         path=path, line=self.records[0].line or None)

@@ -31,7 +31,7 @@ from typing import Callable, Iterator
 
 from . import __version__
 from . import bibtex
-from .errors import LibraryNotFound, LibraryReadError, LockTimeout, WriteError
+from .errors import LibraryNotFound, LibraryReadError, LockTimeout, ValidationError, WriteError
 from .library import Library, Problem
 from .model import Record
 
@@ -136,6 +136,11 @@ def _problems(failed: list[bibtex.Failed], records: list[Record]) -> list[Proble
                 for f in failed]
     seen: dict[str, Record] = {}
     for rec in records:
+        if rec.source is not None and rec.source.read_only == bibtex.KEYLESS:
+            problems.append(Problem(rec.line, f"this @{rec.type} entry has no citation key; "
+                                              "pubcli keeps it as it is and leaves it alone",
+                                    "missing-key"))
+            continue
         if rec.source is not None and rec.source.read_only:
             problems.append(Problem(rec.line, f"entry '{rec.key}' has a {rec.source.read_only}; "
                                               "the first value is used", "warning"))
@@ -205,6 +210,7 @@ def _render(library: Library) -> tuple[str, _Plan]:
     parts.append(text[pos:])
     out = "".join(parts)
     if added:
+        _refuse_append_into_open_block(library)
         chunks = []
         for rec in added:
             entry = bibtex.format_entry(rec, indent=indent, newline=nl)
@@ -221,6 +227,20 @@ def _render(library: Library) -> tuple[str, _Plan]:
             out += entry
         out += nl
     return out, plan
+
+
+def _refuse_append_into_open_block(library: Library) -> None:
+    """A block left open (more ``{`` than ``}`` from it to the end of the file) would
+    swallow whatever is appended: BibTeX reads the new entry as part of it."""
+    text = library.text
+    for f in library.failed:
+        if f.raw[:9].lower().replace(" ", "").startswith("@comment"):
+            continue  # BibTeX skips @comment without reading its braces
+        if f.start >= 0 and text.count("{", f.start) > text.count("}", f.start):
+            raise ValidationError(
+                f"the block on line {f.line} is not closed (a missing '}}'?), so BibTeX "
+                "would read a new entry as part of it; close it first; nothing was written",
+                path=library.path, line=f.line)
 
 
 def _verify(entry_text: str, rec: Record, macros: dict[str, str],

@@ -46,13 +46,14 @@ def list_command(
     """
     from .. import config, store
     from ..grouping import group, select
+    from ..inherit import publications
 
     path = common.library_path(library)
     cfg = config.load_config(path)
     filters = common.build_filters(area, type_, year, author, search, known_areas=cfg.areas)
     lib = store.load(path)
     common.report_problems(lib)
-    groups = group(select(lib.records, filters), by, cfg.areas)
+    groups = group(select(publications(lib.records), filters), by, cfg.areas)
     if not groups and format is ListFormat.text:
         common.note("no publications match" if not filters.is_empty()
                     else f"{path} holds no publications yet; add one with 'pubcli add'")
