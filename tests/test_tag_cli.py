@@ -262,3 +262,15 @@ def test_tag_rename_with_a_repeated_key_renames_both_entries_separately(cli, tmp
     one, two = store.load(lib).records
     assert (one.fields["title"], one.areas) == ("One", ["New"])
     assert (two.fields["title"], two.areas) == ("Two", ["New", "Other"])
+
+
+def test_tag_picks_one_of_a_repeated_key_by_its_line(cli, tmp_path):
+    text = ("@misc{dup,\n  title = {One},\n}\n\n@misc{dup,\n  title = {Two},\n}\n")
+    lib = write(tmp_path / "lib.bib", text)
+    r = cli("tag", "dup", "--add", "X", "--new", "-l", lib)
+    assert r.exit_code == 2 and "name one as dup@1 or dup@5" in r.stderr
+    r = cli("tag", "dup@5", "--add", "X", "--new", "-l", lib)
+    assert r.exit_code == 0, r.output
+    one, two = store.load(lib).records
+    assert one.areas == [] and two.areas == ["X"]
+    assert lib.read_text().startswith("@misc{dup,\n  title = {One},\n}\n\n@misc{dup,\n")

@@ -235,7 +235,7 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
 def _by_keys(records: Sequence[Record], keys: Sequence[str],
              path: Path | None = None) -> list[Record]:
     """The entries named by ``keys``; a key several entries use is refused (naming their
-    lines), since changing the first of them would be a guess."""
+    lines), since changing the first of them would be a guess: ``KEY@LINE`` picks one."""
     exact: dict[str, list[Record]] = {}
     for rec in records:
         exact.setdefault(rec.key, []).append(rec)
@@ -250,12 +250,24 @@ def _by_keys(records: Sequence[Record], keys: Sequence[str],
                     folded.setdefault(rec.key.casefold(), []).append(rec)
             found = folded.get(key.casefold())
         if found is None:
+            found = _at_line(key, exact)
+        if found is None:
             raise NotFound(f"no entry with key '{key}'{key_hint(key, exact)}; "
                            "nothing was changed")
         if len(found) > 1:
-            raise AmbiguousKey(key, found, path=path)
+            raise AmbiguousKey(key, found, path=path, hint="name one as " + " or ".join(
+                f"{key}@{r.line}" for r in found))
         out.setdefault(id(found[0]), found[0])
     return list(out.values())
+
+
+def _at_line(ref: str, by_key: dict[str, list[Record]]) -> list[Record] | None:
+    """The entry ``KEY@LINE`` names (see :func:`pubcli.editing.split_ref`), if any."""
+    from .editing import split_ref
+
+    key, line = split_ref(ref)
+    found = [r for r in by_key.get(key, []) if r.line == line] if line else []
+    return found or None
 
 
 def key_hint(key: str, keys: Iterable[str]) -> str:

@@ -31,20 +31,26 @@ def resolve(lib: Library, ref: str) -> Record:
     """The one entry ``ref`` names: ``KEY`` (used once) or ``KEY@LINE``."""
     found = lib.find(ref)
     if not found:
-        m = _REF_RE.match(ref)
-        if m:
-            line = int(m.group("line"))
-            at = [r for r in lib.find(m.group("key")) if r.line == line]
+        key, line = split_ref(ref)
+        if line:
+            at = [r for r in lib.find(key) if r.line == line]
             if at:
                 return at[0]
-            lines = ", ".join(str(r.line) for r in lib.find(m.group("key")))
-            raise NotFound(f"no entry '{m.group('key')}' starts on line {line}"
+            lines = ", ".join(str(r.line) for r in lib.find(key))
+            raise NotFound(f"no entry '{key}' starts on line {line}"
                            + (f" (it is on line {lines})" if lines else ""), path=lib.path)
         raise NotFound(f"no entry with key '{ref}'{_key_hint(ref, lib)}", path=lib.path)
     if len(found) > 1:
         raise AmbiguousKey(ref, found, path=lib.path,
                            hint="name one as " + " or ".join(f"{ref}@{r.line}" for r in found))
     return found[0]
+
+
+def split_ref(ref: str) -> tuple[str, int | None]:
+    """``"smith2020@42"`` -> ("smith2020", 42); a plain key -> (key, None). (A key that
+    itself ends in ``@digits`` is found as a key first by the callers.)"""
+    m = _REF_RE.match(ref)
+    return (m.group("key"), int(m.group("line"))) if m else (ref, None)
 
 
 def resolve_many(lib: Library, refs: Sequence[str]) -> list[Record]:
