@@ -12,9 +12,10 @@ from . import common
 
 
 def tag_command(
-    keys: Optional[List[str]] = typer.Argument(None, metavar="[KEY]...",
-                                               help="Citation keys of the entries to change (KEY@LINE picks "
-                                                    "one of several entries with that key)."),
+    keys: Optional[List[str]] = typer.Argument(
+        None, metavar="[KEY]...",
+        help="Citation keys of the entries to change (KEY@LINE picks one of several entries "
+             "with that key)."),
     add: Optional[List[str]] = typer.Option(None, "--add", metavar="AREA",
                                             help="Add this research area (repeatable)."),
     remove: Optional[List[str]] = typer.Option(None, "--remove", metavar="AREA",
