@@ -381,3 +381,52 @@ def test_library_replace_by_identity_changes_the_right_entry():
     assert text.index("note = {n}") > text.index("Second paper")
     with pytest.raises(ValidationError, match="lines 2 and 9"):
         lib.remove("smith2020")
+
+
+def test_editor_repeated_field_is_refused(cli, dups, tmp_path, monkeypatch):
+    make_editor(tmp_path, monkeypatch,
+                "text = text.replace('year = {2019},', 'year = {2019},\\n  year = {2020},')")
+    before = dups.read_bytes()
+    r = cli("edit", "other", "-l", dups)
+    assert r.exit_code == 2 and f"{dups}:16: the edited entry has a duplicate field" in r.stderr
+    assert dups.read_bytes() == before
+
+
+def test_editor_comment_above_the_entry_shifts_the_reported_line(cli, dups, tmp_path,
+                                                                  monkeypatch):
+    make_editor(tmp_path, monkeypatch,
+                "text = 'note line\\n' + text.replace('year = {2019},', 'year = {2019')")
+    r = cli("edit", "other", "-l", dups)
+    assert r.exit_code == 2 and f"error: {dups}:16: the edited entry does not parse" in r.stderr
+
+
+def test_edit_does_not_hold_the_lock_and_refuses_a_changed_entry(cli, dups, tmp_path,
+                                                                 monkeypatch):
+    """While the editor is open another pubcli may write; if it changed this entry,
+    the edit writes nothing."""
+    lib = str(dups)
+    make_editor(tmp_path, monkeypatch,
+                "import subprocess\n"
+                f"subprocess.run([{sys.executable!r}, '-m', 'pubcli', 'edit', 'other', "
+                f"'--set', 'note=meanwhile', '-l', {lib!r}], check=True, timeout=60)\n"
+                "text = text.replace('2019', '2018')")
+    r = cli("edit", "other", "-l", dups)
+    assert r.exit_code == 2
+    assert "entry 'other' changed while pubcli was waiting for you; nothing was written" \
+        in r.stderr
+    [rec] = store.load(dups).find("other")
+    assert rec.fields["year"] == "2019" and rec.fields["note"] == "meanwhile"
+
+
+def test_remove_asks_before_locking_and_refuses_a_changed_entry(cli, dups, monkeypatch):
+    from pubcli.cli import dialogues
+
+    def answer_after_someone_else_wrote(question, **kw):
+        assert cli("edit", "other", "--set", "note=meanwhile", "-l", dups).exit_code == 0
+        return True
+
+    monkeypatch.setattr(dialogues, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(dialogues, "confirm", answer_after_someone_else_wrote)
+    r = cli("remove", "other", "-l", dups)
+    assert r.exit_code == 2 and "changed while pubcli was waiting" in r.stderr
+    assert store.load(dups).find("other")

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from .errors import AmbiguousKey, NotFound, ValidationError
+from .errors import AmbiguousKey, LibraryChanged, NotFound, ValidationError
 from .library import Library
 from .model import Record
 
@@ -66,6 +66,20 @@ def _key_hint(key: str, lib: Library) -> str:
     from .areas import key_hint
 
     return key_hint(key, dict.fromkeys(lib.keys()))
+
+
+def relocate(lib: Library, records: Sequence[Record]) -> list[Record]:
+    """The same entries in ``lib``, a fresh load under the lock, when they are unchanged
+    since ``records`` were read (before an editor session or a question)."""
+    out = []
+    for rec in records:
+        now = lib.locate(rec)
+        if now is None:
+            raise LibraryChanged(f"entry '{rec.key}' changed while pubcli was waiting for you; "
+                                 "nothing was written (run the command again)",
+                                 path=lib.path, line=rec.line or None)
+        out.append(now)
+    return out
 
 
 def where(lib: Library, rec: Record) -> str:
@@ -118,8 +132,18 @@ def parse_entry(text: str, lib: Library, old: Record) -> Record:
         raise ValidationError(f"the edited text holds {len(parsed.records)} entries; keep "
                               "exactly one", path=lib.path, line=old.line)
     new = parsed.records[0]
+    why = new.source.read_only if new.source is not None else ""
+    if why:
+        raise ValidationError(f"the edited entry has a {why}", path=lib.path,
+                              line=base + new.line)
     check_entry(new, lib, old)
     return Record(new.key, new.type, new.fields, old.line, old.source)
+
+
+def checked_text(text: str, lib: Library, old: Record) -> str:
+    """``text`` when it is an acceptable edit of ``old`` (see :func:`parse_entry`)."""
+    parse_entry(text, lib, old)
+    return text
 
 
 def _leading_lines(text: str) -> int:
@@ -210,10 +234,11 @@ def set_fields(lib: Library, old: Record, sets: Sequence[str] = (),
     return Change(old, new, new_findings(old, new))
 
 
-def remove(lib: Library, refs: Sequence[str]) -> list[Record]:
-    """Remove the entries ``refs`` name (all of them found first: nothing is removed
-    when one is missing)."""
-    targets = resolve_many(lib, refs)
+def remove(lib: Library, refs: Sequence[str | Record]) -> list[Record]:
+    """Remove the entries ``refs`` name (keys, ``KEY@LINE`` or the records themselves;
+    all found first: nothing is removed when one is missing)."""
+    targets = [r for r in refs if isinstance(r, Record)] + resolve_many(
+        lib, [r for r in refs if isinstance(r, str)])
     for rec in targets:
         lib.remove(rec)
     return targets

@@ -109,3 +109,7 @@ class AmbiguousKey(ValidationError):
         super().__init__(f"the key '{key}' is used by {len(lines)} entries (lines {where}); "
                          f"{hint}; nothing was changed",
                          path=path, line=self.records[0].line or None)
+
+
+class LibraryChanged(PubcliError):
+    """The file changed while pubcli was waiting for the user (an editor, a question)."""

@@ -30,7 +30,9 @@ def edit_command(
     is parsed and checked, the diff is shown, and only that entry is rewritten
     in the library. If it does not parse you may re-open the editor (on a
     terminal); otherwise nothing is written. Quitting without a change writes
-    nothing. Values given with --set are LaTeX, as in the file.
+    nothing. The library is not locked while the editor is open; if the entry
+    changed meanwhile, nothing is written. Values given with --set are LaTeX,
+    as in the file.
 
     Examples:
 
@@ -42,15 +44,21 @@ def edit_command(
     from . import dialogues
 
     path = common.library_path(library)
+    text = None
+    if not (set_ or unset):
+        before = store.load(path)
+        common.report_problems(before)
+        seen = editing.resolve(before, key)
+        text = dialogues.edit_until_valid(
+            editing.entry_text(before, seen),
+            lambda edited: editing.checked_text(edited, before, seen), name=seen.key)
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
-        common.report_problems(lib)
-        old = editing.resolve(lib, key)
-        if set_ or unset:
-            change = editing.set_fields(lib, old, set_ or [], unset or [])
+        if text is None:
+            common.report_problems(lib)
+            change = editing.set_fields(lib, editing.resolve(lib, key), set_ or [], unset or [])
         else:
-            change = dialogues.edit_until_valid(editing.entry_text(lib, old),
-                                                lambda text: editing.edit_text(lib, old, text),
-                                                name=old.key)
+            [old] = editing.relocate(lib, [seen])
+            change = editing.edit_text(lib, old, text)
         if change is not None:
             common.echo(editing.diff(lib, change.old, change.new))
     _report(change, dry_run)

@@ -42,13 +42,21 @@ def remove_command(
         raise ValidationError("refusing to remove entries without asking: stdin is not a "
                               "terminal; pass --yes (or --dry-run to see them)")
     path = common.library_path(library)
-    with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
-        common.report_problems(lib)
-        removed = editing.remove(lib, keys)
-        sys.stdout.write(_listing(lib, removed))
-        if not (yes or dry_run) and not dialogues.confirm(
-                f"remove {say.entries(len(removed))} from {path}?"):
+    asked = not (yes or dry_run)
+    if asked:  # ask before taking the lock: a question may wait for a long time
+        before = store.load(path)
+        common.report_problems(before)
+        chosen = editing.resolve_many(before, keys)
+        sys.stdout.write(_listing(before, chosen))
+        if not dialogues.confirm(f"remove {say.entries(len(chosen))} from {path}?"):
             raise typer.Abort()
+    with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
+        if asked:
+            removed = editing.remove(lib, editing.relocate(lib, chosen))
+        else:
+            common.report_problems(lib)
+            removed = editing.remove(lib, keys)
+            sys.stdout.write(_listing(lib, removed))
     common.note(say.outcome(len(removed), dry_run, verb="remove", none="nothing removed"))
 
 
