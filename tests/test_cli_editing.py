@@ -430,3 +430,16 @@ def test_remove_asks_before_locking_and_refuses_a_changed_entry(cli, dups, monke
     r = cli("remove", "other", "-l", dups)
     assert r.exit_code == 2 and "changed while pubcli was waiting" in r.stderr
     assert store.load(dups).find("other")
+
+
+def test_edit_on_a_crlf_library_keeps_crlf_and_shows_a_clean_diff(cli, tmp_path):
+    text = DUPS.replace("\n", "\r\n")
+    lib = write(tmp_path / "crlf.bib", text)
+    before = lib.read_bytes()
+    start, end = span(lib, "other")
+    r = cli("edit", "other", "--set", "note=N", "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert "+  note = {N}," in r.stdout and "\r" not in r.stdout and "\u240d" not in r.stdout
+    after = lib.read_bytes()
+    assert_only_entry_changed(before, after, start, end)
+    assert b"  note = {N},\r\n" in after and after.count(b"\n") == after.count(b"\r\n")

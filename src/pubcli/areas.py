@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from .errors import AmbiguousKey, NotFound, ValidationError
 from .latex import fold
 from .library import read_only_reason
+from .refs import ref
+from .similar import closest
 from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
 
 if TYPE_CHECKING:
@@ -70,14 +72,7 @@ def vocabulary(config_areas: Sequence[str], records: Iterable[Record]) -> list[s
 
 def suggest(name: str, known: Sequence[str], cutoff: float = SUGGEST_CUTOFF) -> str | None:
     """The known area closest to ``name``, if it is close enough."""
-    if not known:
-        return None
-    from rapidfuzz import fuzz, process
-
-    choices = {fold(k): k for k in known}
-    best = process.extractOne(fold(name), list(choices), scorer=fuzz.ratio,
-                              score_cutoff=cutoff)
-    return choices[best[0]] if best else None
+    return closest(name, known, cutoff=cutoff, fold=fold)
 
 
 @dataclass
@@ -256,14 +251,14 @@ def _by_keys(records: Sequence[Record], keys: Sequence[str],
                            "nothing was changed")
         if len(found) > 1:
             raise AmbiguousKey(key, found, path=path, hint="name one as " + " or ".join(
-                f"{key}@{r.line}" for r in found))
+                ref(key, r.line) for r in found))
         out.setdefault(id(found[0]), found[0])
     return list(out.values())
 
 
 def _at_line(ref: str, by_key: dict[str, list[Record]]) -> list[Record] | None:
-    """The entry ``KEY@LINE`` names (see :func:`pubcli.editing.split_ref`), if any."""
-    from .editing import split_ref
+    """The entry ``KEY@LINE`` names (see :mod:`pubcli.refs`), if any."""
+    from .refs import split_ref
 
     key, line = split_ref(ref)
     found = [r for r in by_key.get(key, []) if r.line == line] if line else []
@@ -272,10 +267,8 @@ def _at_line(ref: str, by_key: dict[str, list[Record]]) -> list[Record] | None:
 
 def key_hint(key: str, keys: Iterable[str]) -> str:
     """" (did you mean 'KEY'?)" for the known key closest to ``key``, or ""."""
-    from rapidfuzz import process
-
-    best = process.extractOne(key, list(keys), score_cutoff=KEY_HINT_CUTOFF)
-    return f" (did you mean '{best[0]}'?)" if best else ""
+    best = closest(key, keys, cutoff=KEY_HINT_CUTOFF)
+    return f" (did you mean '{best}'?)" if best else ""
 
 
 def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] = (),

@@ -36,6 +36,13 @@ MONTH_MACROS = {
     "nov": "November", "dec": "December",
 }
 
+def parser_version() -> str:
+    """bibtexparser's version: what a cached parse depends on besides pubcli's own."""
+    import bibtexparser
+
+    return str(bibtexparser.__version__)
+
+
 #: Source.read_only for an entry without a key (``@article{,``): kept and reported.
 KEYLESS = "no citation key"
 

@@ -27,7 +27,6 @@ What is checked (``code``, severity):
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
@@ -37,6 +36,7 @@ from .inherit import Inheritance
 from .library import Library
 from .model import AREA_FIELD, Record, split_areas
 from .schema import KNOWN_TYPES, required_fields
+from .similar import closest
 
 ERROR = "error"
 WARNING = "warning"
@@ -125,9 +125,9 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
 
     fields = rec.fields
     if rec.type not in KNOWN_TYPES:
-        near = difflib.get_close_matches(rec.type, sorted(KNOWN_TYPES), n=1, cutoff=0.75)
+        near = closest(rec.type, sorted(KNOWN_TYPES))
         add(None, "unknown-type", f"entry '{rec.key}': unknown entry type '@{rec.type}'"
-            + (f" (did you mean '@{near[0]}'?)" if near else ""))
+            + (f" (did you mean '@{near}'?)" if near else ""))
     elif parents is None or not parents.is_parent(rec):  # a parent passes data down
         available = dict(parents.inherited(rec)) if parents is not None else {}
         available.update((k, v) for k, v in fields.items() if v.strip())
@@ -146,9 +146,8 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
         for area in split_areas(fields.get(AREA_FIELD)):
             if area.casefold() in vocabulary:
                 continue
-            near = difflib.get_close_matches(area.casefold(), list(vocabulary), n=1,
-                                             cutoff=0.6)
-            hint = f" (did you mean '{vocabulary[near[0]]}'?)" if near else \
+            near = closest(area.casefold(), list(vocabulary), cutoff=60)
+            hint = f" (did you mean '{vocabulary[near]}'?)" if near else \
                 " (add it to areas in pubcli.toml, or fix the entry)"
             add(AREA_FIELD, "unknown-area",
                 f"entry '{rec.key}': area '{area}' is not one of the configured areas{hint}")

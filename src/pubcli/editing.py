@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from .errors import AmbiguousKey, LibraryChanged, NotFound, ValidationError
 from .library import Library
 from .model import Record
+from .refs import ref as at_line
+from .refs import split_ref
 
 IDS_FIELD = "ids"  # biblatex: other keys this entry answers to
-_REF_RE = re.compile(r"^(?P<key>.+)@(?P<line>\d+)$")
+KEY_HINT_CUTOFF = 80.0  # how close a mistyped key must be to get a "did you mean"
 
 
 # ------------------------------------------------------------------ finding
@@ -42,15 +43,8 @@ def resolve(lib: Library, ref: str) -> Record:
         raise NotFound(f"no entry with key '{ref}'{_key_hint(ref, lib)}", path=lib.path)
     if len(found) > 1:
         raise AmbiguousKey(ref, found, path=lib.path,
-                           hint="name one as " + " or ".join(f"{ref}@{r.line}" for r in found))
+                           hint="name one as " + " or ".join(at_line(ref, r.line) for r in found))
     return found[0]
-
-
-def split_ref(ref: str) -> tuple[str, int | None]:
-    """``"smith2020@42"`` -> ("smith2020", 42); a plain key -> (key, None). (A key that
-    itself ends in ``@digits`` is found as a key first by the callers.)"""
-    m = _REF_RE.match(ref)
-    return (m.group("key"), int(m.group("line"))) if m else (ref, None)
 
 
 def resolve_many(lib: Library, refs: Sequence[str]) -> list[Record]:
@@ -63,9 +57,10 @@ def resolve_many(lib: Library, refs: Sequence[str]) -> list[Record]:
 
 
 def _key_hint(key: str, lib: Library) -> str:
-    from .areas import key_hint
+    from .similar import closest
 
-    return key_hint(key, dict.fromkeys(lib.keys()))
+    best = closest(key, dict.fromkeys(lib.keys()), cutoff=KEY_HINT_CUTOFF)
+    return f" (did you mean '{best}'?)" if best else ""
 
 
 def relocate(lib: Library, records: Sequence[Record]) -> list[Record]:
@@ -95,23 +90,19 @@ def entry_text(lib: Library, rec: Record) -> str:
     return source_text(lib, rec)
 
 
-def text_after(lib: Library, old: Record, new: Record) -> str:
-    """The text the store will write for ``new`` in place of ``old`` (the same patch as
-    the save, so a diff or dry run shows exactly what will be written)."""
-    from . import bibtex
+def text_after(lib: Library, new: Record) -> str:
+    """The text the next save will write for ``new`` (already put in ``lib``): the
+    store's own preview, so a diff or a dry run shows exactly what will land."""
+    from .store import preview
 
-    src = old.source
-    if src is None:
-        return bibtex.format_entry(new, indent=bibtex.detect_indent(lib.text),
-                                   newline=lib.newline)
-    return bibtex.patch_entry(lib.text[src.start:src.end], src, old, new, lib.macros,
-                              indent=bibtex.detect_indent(lib.text))
+    return next(text for rec, text in preview(lib) if rec is new)
 
 
 def diff(lib: Library, old: Record, new: Record) -> str:
-    """A unified diff of the entry's text, labelled with the file and line."""
-    before = entry_text(lib, old).splitlines(keepends=True)
-    after = text_after(lib, old, new).splitlines(keepends=True)
+    """A unified diff of the entry's text (``old`` replaced by ``new`` in ``lib``),
+    labelled with the file and line."""
+    before = entry_text(lib, old).replace("\r\n", "\n").splitlines(keepends=True)
+    after = text_after(lib, new).replace("\r\n", "\n").splitlines(keepends=True)
     label = where(lib, old)
     lines = difflib.unified_diff(before, after, f"{label} (before)", f"{label} (after)")
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

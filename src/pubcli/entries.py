@@ -409,7 +409,7 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
     entry refuses the lot. ``areas`` (as typed) and ``featured`` are added to
     every entry. Entries keep their keys when free, else get a suffix."""
     from .areas import choose
-    from .importers import source_label
+    from .sources import source_label
     from .keys import taken_keys
 
     where = source_label(source)

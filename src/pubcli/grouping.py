@@ -55,16 +55,17 @@ def searchable(rec: Record) -> str:
 def check_filters(filters: Filters, records: Sequence[Record]) -> None:
     """Refuse an ``--area`` or ``--type`` that names nothing pubcli knows, with the
     closest known name ("did you mean ...?"), instead of selecting nothing."""
-    from .areas import library_areas, suggest
-    from .model import KNOWN_TYPES, TYPE_GROUPS
+    from .model import AREA_FIELD, KNOWN_TYPES, TYPE_GROUPS, split_areas
+    from .similar import closest
 
     if filters.areas:
-        known = [*filters.known_areas, *library_areas(records)]
+        values = dict.fromkeys(r.fields.get(AREA_FIELD) for r in records)  # few distinct
+        known = [*filters.known_areas, *(a for v in values for a in split_areas(v))]
         folded = {fold(a) for a in known}
         for a in filters.areas:
             if fold(a) not in folded:
                 raise ValidationError(f"--area: no entry has the area {a!r}"
-                                      + _did_you_mean(suggest(a, known)))
+                                      + _did_you_mean(closest(a, known, fold=fold)))
     if filters.types:
         types = sorted(KNOWN_TYPES | {r.type for r in records})
         names = {t: t for t in types} | {g.lower(): g for g, _ in TYPE_GROUPS} \
@@ -72,7 +73,8 @@ def check_filters(filters: Filters, records: Sequence[Record]) -> None:
         for t in filters.types:
             if t.lower() not in names:
                 raise ValidationError(f"--type: unknown entry type {t!r}"
-                                      + _did_you_mean(suggest(t, list(names.values()))))
+                                      + _did_you_mean(closest(t, list(names.values()),
+                                                              fold=str.lower)))
 
 
 def _did_you_mean(name: str | None) -> str:

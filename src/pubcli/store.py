@@ -169,6 +169,18 @@ def render(library: Library) -> str:
     return _render(library)[0]
 
 
+def preview(library: Library) -> list[tuple[Record, str]]:
+    """What a save would write for each changed or added entry, in file order: the
+    very text (newlines, indentation, kept field spellings) the real write uses, so a
+    dry run shows exactly what would land. Removed entries are not listed."""
+    text, plan = _render(library)
+    out = [(rec, new_raw) for _, _, new_raw, rec in plan.edits if rec is not None]
+    for rec, offset in plan.appended:
+        end = text.find(library.newline + library.newline, offset)
+        out.append((rec, text[offset:end if end >= 0 else len(text)].rstrip("\r\n")))
+    return out
+
+
 def _render(library: Library) -> tuple[str, _Plan]:
     plan = _Plan()
     replaced, removed, added = library.pending()
@@ -490,9 +502,7 @@ def _private(p: Path, *, is_dir: bool) -> bool:
 
 
 def _cache_key(digest: str, size: int) -> tuple:
-    import bibtexparser
-
-    return (CACHE_FORMAT, __version__, bibtexparser.__version__, sys.version_info[:2],
+    return (CACHE_FORMAT, __version__, bibtex.parser_version(), sys.version_info[:2],
             digest, size)
 
 
