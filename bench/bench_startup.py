@@ -11,6 +11,7 @@ interleaved, so a busy machine slows both alike; the ratio is after/before.
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -20,11 +21,15 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 
-def _time(cmd: list[str], src: Path) -> float:
+def _time(cmd: list[str], src: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run; CPU time suffers less from a busy machine."""
     env = {**os.environ, "PYTHONPATH": str(src)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(cmd, capture_output=True, env=env)
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main(argv: list[str]) -> None:
@@ -42,15 +47,21 @@ def main(argv: list[str]) -> None:
     for src in trees.values():
         _time(cmd, src)  # warm the file cache and .pyc files
     times: dict[str, list[float]] = {name: [] for name in trees}
+    cpu: dict[str, list[float]] = {name: [] for name in trees}
     for _ in range(runs):
         for name, src in trees.items():
-            times[name].append(_time(cmd, src))
+            wall, used = _time(cmd, src)
+            times[name].append(wall)
+            cpu[name].append(used)
     medians = {name: statistics.median(t) * 1000 for name, t in times.items()}
+    cpu_medians = {name: statistics.median(t) * 1000 for name, t in cpu.items()}
     for name, t in times.items():
-        print(f"pubcli {' '.join(args)} ({name}): median {medians[name]:.1f} ms over {runs} "
-              f"runs (min {min(t) * 1000:.1f}, max {max(t) * 1000:.1f})")
+        print(f"pubcli {' '.join(args)} ({name}): median {medians[name]:.1f} ms wall "
+              f"(min {min(t) * 1000:.1f}, max {max(t) * 1000:.1f}), "
+              f"{cpu_medians[name]:.1f} ms CPU, over {runs} runs")
     if other:
-        print(f"ratio this/other: {medians['this tree'] / medians['other tree']:.2f}")
+        print(f"ratio this/other: wall {medians['this tree'] / medians['other tree']:.2f}, "
+              f"CPU {cpu_medians['this tree'] / cpu_medians['other tree']:.2f}")
 
 
 if __name__ == "__main__":
