@@ -443,3 +443,17 @@ def test_edit_on_a_crlf_library_keeps_crlf_and_shows_a_clean_diff(cli, tmp_path)
     after = lib.read_bytes()
     assert_only_entry_changed(before, after, start, end)
     assert b"  note = {N},\r\n" in after and after.count(b"\n") == after.count(b"\r\n")
+
+
+@pytest.mark.parametrize("args", [["edit", "twice"], ["edit", "twice", "--set", "note=x"],
+                                  ["rename", "twice", "twice2"]])
+def test_an_entry_pubcli_leaves_alone_is_refused_before_the_editor(cli, tmp_path,
+                                                                    monkeypatch, args):
+    lib = write(tmp_path / "l.bib", "@misc{twice,\n  title = {A},\n  title = {B},\n}\n")
+    monkeypatch.setenv("VISUAL", "/nonexistent/editor")  # never started
+    before = lib.read_bytes()
+    r = cli(*args, "-l", lib)
+    assert r.exit_code == 2
+    assert f"error: {lib}:1: entry 'twice' has a duplicate field" in r.stderr
+    assert "fix it in the file by hand" in r.stderr
+    assert lib.read_bytes() == before

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from .errors import AmbiguousKey, LibraryChanged, NotFound, ValidationError
-from .library import Library
+from .library import Library, read_only_reason
 from .model import Record
 from .refs import ref as at_line
 from .refs import split_ref
@@ -45,6 +45,17 @@ def resolve(lib: Library, ref: str) -> Record:
         raise AmbiguousKey(ref, found, path=lib.path,
                            hint="name one as " + " or ".join(at_line(ref, r.line) for r in found))
     return found[0]
+
+
+def editable(lib: Library, ref: str) -> Record:
+    """The entry ``ref`` names, when pubcli may rewrite its text (not one with a field
+    written twice, or without a key: those are fixed by hand)."""
+    rec = resolve(lib, ref)
+    why = read_only_reason(rec)
+    if why:
+        raise ValidationError(f"entry '{rec.key}' has a {why}; pubcli leaves its text alone, "
+                              "so fix it in the file by hand", path=lib.path, line=rec.line)
+    return rec
 
 
 def resolve_many(lib: Library, refs: Sequence[str]) -> list[Record]:
@@ -242,7 +253,7 @@ def rename(lib: Library, ref: str, new_key: str, *, keep_ids: bool = True) -> Ch
     notes (they are not changed: only this entry's text is)."""
     from . import bibtex
 
-    old = resolve(lib, ref)
+    old = editable(lib, ref)
     new_key = new_key.strip()
     bibtex.check_key(new_key)
     if new_key == old.key:

@@ -10,8 +10,8 @@ from typing import Optional
 import typer
 
 from .. import config
-from ..render.text import clean
 from ..grouping import Filters, parse_year_range
+from ..render.text import clean
 
 LibraryOpt = typer.Option(None, "--library", "-l", metavar="PATH",
                           help="The .bib file (default: $PUBCLI_LIBRARY, else data/library.bib "

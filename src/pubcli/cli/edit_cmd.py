@@ -48,14 +48,14 @@ def edit_command(
     if not (set_ or unset):
         before = store.load(path)
         common.report_problems(before)
-        seen = editing.resolve(before, key)
+        seen = editing.editable(before, key)
         text = dialogues.edit_until_valid(
             editing.entry_text(before, seen),
             lambda edited: editing.checked_text(edited, before, seen), name=seen.key)
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
         if text is None:
             common.report_problems(lib)
-            change = editing.set_fields(lib, editing.resolve(lib, key), set_ or [], unset or [])
+            change = editing.set_fields(lib, editing.editable(lib, key), set_ or [], unset or [])
         else:
             [old] = editing.relocate(lib, [seen])
             change = editing.edit_text(lib, old, text)
