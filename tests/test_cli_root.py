@@ -179,3 +179,35 @@ def test_init_dry_run_writes_nothing(cli, tmp_path):
     r = cli("init", target, "--dry-run", "--owner", "Ada")
     assert r.exit_code == 0 and "dry run: would create" in r.stderr
     assert str(target) in r.stderr and not (tmp_path / "data").exists()
+
+
+def test_ctrl_c_in_a_real_process_while_the_editor_is_open(tmp_path):
+    import os
+    import signal
+    import time
+
+    lib = write(tmp_path / "l.bib", "@misc{a,\n  title = {T},\n}\n")
+    before = lib.read_bytes()
+    started = tmp_path / "editor.pid"
+    editor = tmp_path / "editor"
+    editor.write_text(f"#!{sys.executable}\nimport os, time\n"
+                      f"open({str(started)!r}, 'w').write(str(os.getpid()))\n"
+                      "time.sleep(120)\n")
+    editor.chmod(0o755)
+    env = {**os.environ, "VISUAL": str(editor)}
+    p = subprocess.Popen([sys.executable, "-m", "pubcli", "edit", "a", "-l", str(lib)],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):  # wait (up to a minute) until the editor runs
+            if started.exists() and started.read_text():
+                break
+            time.sleep(0.1)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if started.exists() and started.read_text():
+            os.kill(int(started.read_text()), signal.SIGKILL)
+        p.kill()
+    assert p.returncode == 130
+    assert err == "error: interrupted; nothing was written\n"
+    assert lib.read_bytes() == before
