@@ -185,3 +185,14 @@ def test_keys_are_whole_at_every_terminal_width(cli, library, width):
             env={"TTY_COMPATIBLE": "1", "NO_COLOR": "1", "COLUMNS": str(width)})
     for key in cli("list", "-f", "keys", "-l", library).stdout.split():
         assert key in r.stdout, (width, key)
+
+
+def test_crlf_line_ends_pass_but_a_lone_cr_does_not():
+    assert T.clean("a\r\nb") == "a\r\nb"
+    assert T.clean("a\rb") == "a\u240db"
+
+
+def test_bibtex_of_a_crlf_library_on_a_terminal_keeps_its_line_ends(cli, tmp_path):
+    lib = write(tmp_path / "c.bib", "@misc{a,\r\n  title = {T},\r\n}\r\n")
+    r = cli("list", "-f", "bibtex", "-l", lib, env={"TTY_COMPATIBLE": "1"})
+    assert r.stdout_bytes == b"@misc{a,\r\n  title = {T},\r\n}\n"  # (.stdout folds CRLF)

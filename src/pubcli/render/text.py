@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 
-# C0 controls except tab and newline, DEL, and the C1 controls (U+0080-U+009F).
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 controls except tab and newline, DEL, and the C1 controls (U+0080-U+009F); a CR is
+# harmless only as the first half of a CRLF line end (alone it rewrites the line shown).
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 _C1_RE = re.compile(r"[\x80-\x9f]")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -27,8 +28,9 @@ def _visible(m: re.Match[str]) -> str:
 
 
 def clean(text: str) -> str:
-    """``text`` with every control character other than tab and newline replaced by a
-    visible stand-in (ESC becomes U+241B, CR U+240D, a C1 control U+FFFD)."""
+    """``text`` with every control character other than tab and newline (and CRLF line
+    ends) replaced by a visible stand-in (ESC becomes U+241B, a lone CR U+240D, a C1
+    control U+FFFD)."""
     if not text or not _CONTROL_RE.search(text):
         return text
     return _CONTROL_RE.sub(_visible, text)
