@@ -29,7 +29,7 @@ _SPECIAL = re.compile(r"[\\{}&%$#_~^]")
 _ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%",
             "$": r"\$", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}",
             "^": r"\textasciicircum{}"}
-_WORD = re.compile(r"(?<![\w\\{])([^\W_](?:[\w'’]|-(?=\w))*)", re.U)
+_WORD = re.compile(r"(?<![^\W_])(?<![\\{])([^\W_](?:[^\W_]|['’]|-(?=[^\W_]))*)", re.U)
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 _DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
 _PREPRINT_TYPES = frozenset({"misc", "unpublished", "online", "preprint"})
