@@ -17,7 +17,8 @@ from typer.core import TyperGroup
 from ..errors import PubcliError
 
 # Command modules, in --help order. Each defines ``register(app)``.
-COMMANDS = ("init", "add", "import", "tag", "areas", "list", "dedupe", "export", "check")
+COMMANDS = ("init", "add", "import", "tag", "areas", "list", "dedupe", "export", "check",
+            "update", "sync")
 
 
 class PubcliGroup(TyperGroup):
