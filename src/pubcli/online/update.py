@@ -124,7 +124,7 @@ def query(client: Client, rec: Record) -> tuple[mapping.Found | None, str]:
         a, b = crossref.score(best), crossref.score(items[1])
         if a < MARGIN * b:
             return None, (f"Crossref's two best hits are close (scores {a:g} and {b:g}); "
-                          "none was taken (give the DOI with --field or add it by hand)")
+                          "none was taken (set the doi field by hand and update again)")
     found = crossref.to_found(best, source="crossref")
     if not find_matches(found.record(), [rec], threshold=None):
         shown = to_text(mapping.first(best.get("title")) or "")
