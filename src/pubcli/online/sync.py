@@ -224,13 +224,13 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
                 ch.new = new
                 ch.added += list(gained)
                 _index_ids(by_id, new, old)
-            if mapping.is_preprint_type(old.type) and not work.found[0].preprint \
-                    and rec.type != old.type:
+            if mapping.is_preprint_type(old.type) and not mapping.is_preprint_type(rec.type):
                 out.notes.append(f"{old.key}: {work.label} list it as @{rec.type}; "
                                  f"'pubcli update {old.key}' upgrades the preprint")
             continue
         try:
-            add = plan_add(pool, options_of(rec, chosen), config, allow_new=True)
+            add = plan_add(pool, options_of(rec, chosen), config, allow_new=True,
+                           prompted=True)
         except ValidationError as exc:
             out.warnings.append(f"{work.label}: '{rec.title or '(untitled)'}' not added: "
                                 f"{exc.message.replace('; nothing was written', '')}")
