@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from .test_online_server import Reply, json_reply, web  # noqa: F401  (fixture)
+from . import test_online_server
+from .test_online_server import Reply, json_reply
+
+web = test_online_server.web  # the loopback services fixture
 
 DOI = "10.1145/3394486.3406703"
 

@@ -257,3 +257,29 @@ def test_help_imports_nothing_of_the_network():
             " 'pubcli.online.http') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_one_request_at_a_time_per_service(web):
+    active, peak = [0], [0]
+    guard = threading.Lock()
+    original = web._answer
+
+    def counting(service, path, query):
+        with guard:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.05)
+        with guard:
+            active[0] -= 1
+        return original(service, path, query)
+
+    web._answer = counting
+    web.route("crossref", "/works/10.1/x", {"message": {}})
+    client = Client()
+    threads = [threading.Thread(target=client.get, args=("crossref", "/works/10.1/x"))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(web.hits("crossref")) == 4 and peak[0] == 1

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
+from . import test_online_server
+from .test_online_server import Reply, json_reply
 
-from .test_online_server import Reply, json_reply, web  # noqa: F401  (fixture)
+web = test_online_server.web  # the loopback services fixture
 
 ORCID_ID = "0000-0002-1825-0097"
 

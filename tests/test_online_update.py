@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from .test_online_add import ARXIV_FEED, crossref_work
-from .test_online_server import Reply, json_reply, web  # noqa: F401  (fixture)
+from . import test_online_server
+from .test_online_server import Reply, json_reply
+
+web = test_online_server.web  # the loopback services fixture
 
 OFFLOAD_ATC = {
     "DOI": "10.5555/atc21.offload", "type": "proceedings-article", "score": 112.4,

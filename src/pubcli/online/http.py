@@ -119,10 +119,11 @@ class Response:
     def json(self) -> Any:
         try:
             return json.loads(self.body)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise BadResponse(f"{self.url}: the answer is not valid JSON ({exc.msg} at "
-                              f"line {exc.lineno})" if hasattr(exc, "msg")
-                              else f"{self.url}: the answer is not valid JSON") from None
+                              f"line {exc.lineno})") from None
+        except ValueError:  # not UTF-8
+            raise BadResponse(f"{self.url}: the answer is not valid JSON") from None
 
 
 def retry_after(value: str | None, now: float | None = None) -> float | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..entries import EntryOptions, parse_field_option
+from ..errors import ValidationError
 from . import arxiv, crossref, doi as doi_mod, ids, mapping, openlibrary
 from .http import Client
 
@@ -20,7 +21,7 @@ def fetch(client: Client, kind: str, value: str) -> mapping.Found:
     if kind == "doi":
         try:
             return arxiv.lookup(client, ids.parse_arxiv(value))
-        except ids.ValidationError:
+        except ValidationError:
             pass
         msg = crossref.work(client, value)
         if msg is not None:

@@ -155,7 +155,9 @@ def _top_level(text: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    words, cur, depth = [], [], 0
+    words: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for c in text:
         if c == "{":
             depth += 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ..entries import EntryOptions
+from ..errors import ValidationError
 from . import BadResponse, NotFoundOnline, ids, mapping
 from .http import Client
 
@@ -34,10 +35,14 @@ def works(client: Client, author_id: str) -> list[mapping.Found]:
             raise BadResponse(f"{resp.url}: an OpenAlex answer without 'results'")
         out += [to_found(w) for w in results if isinstance(w, dict)]
         meta = data.get("meta") or {}
-        cursor = meta.get("next_cursor") if isinstance(meta, dict) else None
+        cursor = str(_dict(meta).get("next_cursor") or "")
         if not cursor or not results:
             break
     return out
+
+
+def _dict(value: object) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _arxiv(work: dict) -> str:
@@ -47,7 +52,7 @@ def _arxiv(work: dict) -> str:
                 if url and "arxiv.org" in url:
                     try:
                         return ids.parse_arxiv(url)
-                    except ids.ValidationError:
+                    except ValidationError:
                         continue
     doi = str(work.get("doi") or "")
     m = re.search(r"10\.48550/arxiv\.(.+)$", doi, re.I)
@@ -57,8 +62,8 @@ def _arxiv(work: dict) -> str:
 def to_found(work: dict) -> mapping.Found:
     wid = str(work.get("id") or "").rsplit("/", 1)[-1]
     kind = str(work.get("type") or "")
-    loc = work.get("primary_location") if isinstance(work.get("primary_location"), dict) else {}
-    source = loc.get("source") if isinstance(loc.get("source"), dict) else {}
+    loc = _dict(work.get("primary_location"))
+    source = _dict(loc.get("source"))
     stype = str(source.get("type") or "")
     arxiv = _arxiv(work)
     if kind == "preprint" or stype == "repository" or (arxiv and not stype):
@@ -83,10 +88,10 @@ def to_found(work: dict) -> mapping.Found:
     names = []
     for a in work.get("authorships") or []:
         if isinstance(a, dict):
-            author = a.get("author") if isinstance(a.get("author"), dict) else {}
+            author = _dict(a.get("author"))
             names.append(mapping.person_from_full(author.get("display_name")
                                                   or a.get("raw_author_name")))
-    biblio = work.get("biblio") if isinstance(work.get("biblio"), dict) else {}
+    biblio = _dict(work.get("biblio"))
     date = str(work.get("publication_date") or "")
     extra = {}
     if entry_type not in ("misc",):

@@ -35,7 +35,7 @@ def lookup(client: Client, isbn: str) -> mapping.Found:
 def _names(items) -> list[str]:
     if not isinstance(items, list):
         return []
-    return [i.get("name") if isinstance(i, dict) else i for i in items if i]
+    return [str(i.get("name") or "") if isinstance(i, dict) else str(i) for i in items if i]
 
 
 def to_found(book: dict, isbn: str) -> mapping.Found:

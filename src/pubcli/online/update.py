@@ -133,7 +133,8 @@ def query(client: Client, rec: Record) -> tuple[mapping.Found | None, str]:
     return found, ""
 
 
-def diff(old: Record, found: mapping.Found, overwrite: set[str]) -> tuple[Record, list[FieldChange]]:
+def diff(old: Record, found: mapping.Found,
+         overwrite: set[str]) -> tuple[Record, list[FieldChange]]:
     """The entry with what ``found`` adds, and the changes field by field."""
     fetched = found.record()
     changes: list[FieldChange] = []
