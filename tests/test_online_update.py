@@ -128,3 +128,21 @@ def test_network_failure_writes_nothing_and_is_one_line(cli, web, library, monke
 def test_an_unknown_key_is_an_error(cli, web, library):
     r = cli("update", "nope", "-l", library)
     assert r.exit_code == 2 and "no entry with key 'nope'" in r.stderr
+
+
+def test_entries_sharing_a_key_are_each_updated_in_place(cli, web, tmp_path):
+    lib = tmp_path / "library.bib"
+    text = ("@article{dup,\n  author = {Rasley, Jeff},\n  title = {First},\n"
+            "  journal = {J},\n  year = {2020},\n  doi = {10.1000/a},\n}\n\n"
+            "@article{dup,\n  author = {Rasley, Jeff},\n  title = {Second},\n"
+            "  journal = {J},\n  year = {2021},\n  doi = {10.1000/b},\n}\n")
+    lib.write_text(text)
+    for doi, page in (("10.1000/a", "1-2"), ("10.1000/b", "3-4")):
+        web.route("crossref", f"/works/{doi}", crossref_work(DOI=doi, page=page,
+                                                             type="journal-article"))
+    r = cli("update", "dup", "-l", lib)
+    assert r.exit_code == 0, r.stderr
+    assert lib.read_text() == text.replace("  doi = {10.1000/a},\n",
+                                           "  doi = {10.1000/a},\n  pages = {1--2},\n"
+                                           "  month = aug,\n").replace(
+        "  doi = {10.1000/b},\n", "  doi = {10.1000/b},\n  pages = {3--4},\n  month = aug,\n")

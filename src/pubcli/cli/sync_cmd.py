@@ -44,7 +44,7 @@ def sync_command(
         pubcli sync --apply -a "Artificial intelligence"
     """
     from .. import config, store
-    from ..online import replace_entry, sync
+    from ..online import sync
     from ..online.http import Client
 
     path = common.library_path(library)
@@ -61,7 +61,7 @@ def sync_command(
             for rec, _ in plan.added:
                 lib.add(rec)
             for ch in plan.changed:
-                replace_entry(lib, ch.old, ch.new)
+                lib.replace(ch.old, ch.new)  # by identity: keys repeat
     _report(plan, len(works), apply, lib.path)
 
 

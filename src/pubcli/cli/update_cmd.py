@@ -44,7 +44,7 @@ def update_command(
         pubcli update --year 2023.. --overwrite pages
     """
     from .. import grouping, store
-    from ..online import replace_entry, update
+    from ..online import update
     from ..online.http import Client
 
     path = common.library_path(library)
@@ -56,7 +56,7 @@ def update_command(
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as fresh:
         for u in updates:
             if u.new is not None and not dry_run:
-                replace_entry(fresh, _same_entry(fresh, u.old), u.new)
+                fresh.replace(_same_entry(fresh, u.old), u.new)
     _report(updates, dry_run, path)
 
 
@@ -66,7 +66,7 @@ def _select(lib, keys: list[str], filters, grouping) -> list:
     if keys:
         out = []
         for key in keys:
-            found = [r for r in lib.records if r.key == key]
+            found = lib.find(key)
             if not found:
                 raise NotFound(f"no entry with key '{key}'", path=lib.path)
             out += found

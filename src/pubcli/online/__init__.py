@@ -38,9 +38,3 @@ class BadResponse(PubcliError):
 class NotFoundOnline(PubcliError):
     """The service does not know this identifier (HTTP 404 or an empty answer)."""
 
-
-def replace_entry(lib, old, new):
-    """Put ``new`` in place of the record ``old`` (by identity, not by key)."""
-    if hasattr(lib, "find"):  # the identity API: lib.replace(old_record, new_record)
-        return lib.replace(old, new)
-    return lib.replace(old.key, new)

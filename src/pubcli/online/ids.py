@@ -2,7 +2,7 @@
 
 A DOI is checked by :func:`pubcli.entries.normalize_doi` (the one DOI rule); the
 others live here: arXiv ids (``2101.06840``, ``2101.06840v2``, ``hep-th/9901001``),
-ISBN-10/13 with their check digit, ORCID iDs with theirs, DBLP person ids
+ISBN-10/13 (checked by :mod:`pubcli.values`), ORCID iDs with theirs, DBLP person ids
 (``251/3272``, ``h/JaneDoe``) and OpenAlex author ids (``A5023888391``), bare or as
 the services' URLs.
 """
@@ -50,18 +50,14 @@ def parse_arxiv(value: str) -> str:
 
 
 def parse_isbn(value: str) -> str:
-    """An ISBN-10 or -13 (hyphens and spaces allowed), checked, as written digits."""
-    s = re.sub(r"[\s-]", "", _ISBN_PREFIX.sub("", value.strip())).upper()
-    ok = False
-    if len(s) == 13 and s.isdigit():
-        ok = sum(int(c) * (1 if i % 2 == 0 else 3) for i, c in enumerate(s)) % 10 == 0
-    elif len(s) == 10 and s[:9].isdigit() and (s[9].isdigit() or s[9] == "X"):
-        digits = [int(c) for c in s[:9]] + [10 if s[9] == "X" else int(s[9])]
-        ok = sum((10 - i) * d for i, d in enumerate(digits)) % 11 == 0
-    if not ok:
-        raise ValidationError(f"{value!r} is not a valid ISBN-10 or ISBN-13 (check digit)",
-                              field="isbn")
-    return s
+    """An ISBN-10 or -13 (hyphens and spaces allowed), checked, as ISBN-13 digits
+    (:func:`pubcli.values.parse_isbn` decides)."""
+    from ..values import isbn_problem, parse_isbn as parse
+
+    isbn = parse(_ISBN_PREFIX.sub("", value.strip()))
+    if isbn is None:
+        raise ValidationError(isbn_problem(value) or f"{value!r} is not an ISBN", field="isbn")
+    return isbn
 
 
 def parse_orcid(value: str) -> str:
