@@ -186,11 +186,11 @@ def test_retry_after_reads_seconds_and_http_dates():
 
 
 def test_a_timeout_is_retried_once_then_reported(web):
-    web.route("arxiv", "/api/query", Reply(200, "<feed/>", delay=1.5))
+    web.route("openalex", "/works", Reply(200, "{}", delay=1.5))
     sleeps = Sleeps()
-    with pytest.raises(NetworkError, match=r"arXiv did not answer within 0.2 s"):
-        Client(timeout=0.2, sleep=sleeps).get("arxiv", "/api/query", {"id_list": "1"})
-    assert len(web.hits("arxiv")) == 2 and sleeps == [0.5]
+    with pytest.raises(NetworkError, match=r"OpenAlex did not answer within 0.2 s"):
+        Client(timeout=0.2, sleep=sleeps).get("openalex", "/works", {"filter": "x"})
+    assert len(web.hits("openalex")) == 2 and sleeps == [0.5]
 
 
 def test_offline_is_one_clear_error(monkeypatch):
@@ -283,3 +283,12 @@ def test_one_request_at_a_time_per_service(web):
     for t in threads:
         t.join()
     assert len(web.hits("crossref")) == 4 and peak[0] == 1
+
+
+def test_arxiv_calls_are_three_seconds_apart(web):
+    web.route("arxiv", "/api/query", Reply(200, "<feed/>"))
+    sleeps = Sleeps()
+    client = Client(sleep=sleeps)
+    client.get("arxiv", "/api/query", {"id_list": "1"})
+    client.get("arxiv", "/api/query", {"id_list": "2"})
+    assert len(sleeps) == 1 and 2.5 < sleeps[0] <= 3.0

@@ -116,11 +116,11 @@ def test_fill_from_the_doi_never_overwrites_unless_asked(cli, web, tmp_path):
 
 def test_network_failure_writes_nothing_and_is_one_line(cli, web, library, monkeypatch):
     monkeypatch.setenv("PUBCLI_HTTP_TIMEOUT", "0.2")
-    web.route("arxiv", "/api/query", Reply(200, ARXIV_FEED, delay=1.0))
+    web.route("crossref", "/works", Reply(200, "{}", delay=1.0))
     before = library.read_bytes()
-    r = cli("update", "-s", "ZeRO", "-l", library)
+    r = cli("update", "-s", "SimiGrad", "-l", library)
     assert r.exit_code == 2
-    assert r.stderr.startswith("error: arXiv did not answer within 0.2 s")
+    assert r.stderr.startswith("error: Crossref did not answer within 0.2 s")
     assert r.stderr.count("\n") == 1
     assert library.read_bytes() == before
 

@@ -79,7 +79,7 @@ def _report(plan, total: int, applied: bool, path) -> None:
         out.append(f"{len(plan.changed)} entr{'y' if len(plan.changed) == 1 else 'ies'} "
                    f"{verb[1]}:")
         out += [f"  ~ {ch.old.key}: {', '.join(ch.added)}" for ch in plan.changed]
-    present = len({id(rec) for rec, _ in plan.present})
+    present = len(plan.present)
     out.append(f"{present} of the {total} works found are already in the library")
     sys.stdout.write("\n".join(out) + "\n")
     for line in plan.notes:

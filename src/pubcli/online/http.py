@@ -9,7 +9,7 @@
   500, 502, 503, 504, connection resets) are retried with exponential backoff, and
   a ``Retry-After`` header is honoured; a timeout is retried once.
 * One request at a time per service, spaced as Crossref's ``X-Rate-Limit-Limit`` /
-  ``X-Rate-Limit-Interval`` headers ask.
+  ``X-Rate-Limit-Interval`` headers ask (and 3 s apart for arXiv, as its API asks).
 * Successful answers go through the on-disk cache (:mod:`.cache`).
 
 Failures raise :class:`~pubcli.online.NetworkError` (unreachable, timed out,
@@ -53,6 +53,9 @@ BACKOFF = 0.5               # seconds before the first retry; doubles each time
 MAX_RETRY_AFTER = 60.0      # a longer Retry-After is an error, not a wait
 MAX_BODY = 64 * 1024 * 1024
 TRANSIENT = frozenset({429, 500, 502, 503, 504})
+# Seconds between two requests to a service, as its documentation asks (arXiv: "a 3
+# second delay" between calls); raised further by rate-limit headers.
+MIN_SPACING = {"arxiv": 3.0}
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -260,7 +263,7 @@ class Client:
         return self.timeout if self.timeout is not None else DEFAULT_TIMEOUT
 
     def _wait_turn(self, service: str) -> None:
-        spacing = self._spacing.get(service, 0.0)
+        spacing = max(self._spacing.get(service, 0.0), MIN_SPACING.get(service, 0.0))
         last = self._last.get(service)
         if spacing and last is not None:
             wait = last + spacing - time.monotonic()

@@ -105,13 +105,28 @@ def fetch(client: Client, people: dict[str, str]) -> tuple[list[Work], list[str]
             warnings.append(f"{NAMES[name]} ({people[name]}): {_short(exc)}; skipped")
     if warnings and len(warnings) == len(people):
         raise NetworkError("no source answered: " + " / ".join(warnings))
-    works = cluster(found)
+    works = cluster(_readable(found, warnings))
     for work in works:
         try:
             complete(client, work, people.get("orcid"))
         except (NetworkError, BadResponse, NotFoundOnline) as exc:
             warnings.append(f"{work.label}: '{work.record.title}': {_short(exc)}")
     return works, warnings
+
+
+def _readable(found: list[mapping.Found], warnings: list[str]) -> list[mapping.Found]:
+    """The works whose values pubcli accepts (a malformed year or DOI from a source is
+    a warning, not the end of the sync)."""
+    out = []
+    for f in found:
+        try:
+            f.record()
+        except ValidationError as exc:
+            warnings.append(f"{NAMES.get(f.source, f.source)}: '{f.opts.title or '(untitled)'}'"
+                            f": {exc.message}; skipped")
+            continue
+        out.append(f)
+    return out
 
 
 def _short(exc: PubcliError) -> str:

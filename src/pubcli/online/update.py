@@ -56,7 +56,12 @@ def plan(client: Client, records: Sequence[Record], overwrite: Sequence[str] = (
         if found is None:
             out.append(Update(rec, None, notes=notes))
             continue
-        new, changes = diff(rec, found, wanted)
+        try:
+            new, changes = diff(rec, found, wanted)
+        except ValidationError as exc:
+            out.append(Update(rec, None, notes=[*notes, f"{found.source} gave a value pubcli "
+                                                f"refuses: {exc.message}"]))
+            continue
         out.append(Update(rec, new if any(c.kind != "kept" for c in changes) else None,
                           changes, found.source, notes))
     return out
