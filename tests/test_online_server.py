@@ -292,3 +292,15 @@ def test_arxiv_calls_are_three_seconds_apart(web):
     client.get("arxiv", "/api/query", {"id_list": "1"})
     client.get("arxiv", "/api/query", {"id_list": "2"})
     assert len(sleeps) == 1 and 2.5 < sleeps[0] <= 3.0
+
+
+def test_the_api_key_is_not_written_to_the_cache(web, tmp_path):
+    from pubcli.online.cache import ResponseCache
+
+    web.route("openalex", "/works", json_reply({"results": []}))
+    cache = ResponseCache(tmp_path / "c", ttl=60)
+    Client(api_keys={"openalex": "s3cret"}, cache=cache).get("openalex", "/works", {"q": "1"})
+    files = list((tmp_path / "c").rglob("*.json"))
+    assert len(files) == 1 and "s3cret" not in files[0].read_text()
+    assert Client(api_keys={"openalex": "s3cret"}, cache=cache).get(
+        "openalex", "/works", {"q": "1"}).cached

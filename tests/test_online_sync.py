@@ -300,3 +300,19 @@ def test_bad_ids_and_no_ids(cli, web, library):
     r = cli("sync", "-l", library)
     assert r.exit_code == 2 and "nothing to sync" in r.stderr
     assert web.requests == []
+
+
+def test_an_orcid_work_with_a_doi_takes_its_authors_from_crossref(cli, web, tmp_path):
+    from .test_online_add import crossref_work
+
+    lib = tmp_path / "library.bib"
+    lib.write_text("")
+    web.route("orcid", f"/v3.0/{ORCID_ID}/works", json_reply({"group": ORCID_WORKS["group"][:1]}))
+    web.route("crossref", "/works/10.1145/3394486.3406703", crossref_work())
+    r = cli("sync", "--orcid", f"https://orcid.org/{ORCID_ID}", "--apply", "-l", lib)
+    assert r.exit_code == 0, r.stderr
+    text = lib.read_text()
+    assert "author = {Rasley, Jeff and Rajbhandari, Samyam and Ruwase, Olatunji and He, " \
+           "Yuxiong}," in text
+    assert "orcid-put-code = {81234567}," in text
+    assert not web.hits("orcid", f"/v3.0/{ORCID_ID}/work/81234567")

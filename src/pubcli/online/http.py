@@ -199,14 +199,14 @@ class Client:
         raises NetworkError / BadResponse otherwise."""
         url = self.url(service, path, params)
         shown = self._shown(url)
-        if self.cache is not None:
-            hit = self.cache.get(url, accept)
+        if self.cache is not None:  # keyed by the URL without the API key: never on disk
+            hit = self.cache.get(shown, accept)
             if hit is not None:
                 return Response(url, hit[0], hit[1], hit[2], cached=True)
         with _lock_for(service):
             resp = self._fetch(service, url, shown, accept)
         if resp.ok and self.cache is not None:
-            self.cache.put(url, accept, resp.status, resp.headers, resp.body)
+            self.cache.put(shown, accept, resp.status, resp.headers, resp.body)
         return resp
 
     def _shown(self, url: str) -> str:
