@@ -119,7 +119,9 @@ def add_command(
                                     year=year, month=month, venue=venue, doi=doi, url=url,
                                     areas=list(area or []), fields=list(field or []),
                                     featured=featured)
-        ident = _identifier(identifier, doi, arxiv, isbn, manual=bool(title or author))
+        from ..online.ids import to_fetch
+
+        ident = to_fetch(identifier, doi=doi, arxiv=arxiv, isbn=isbn, manual=bool(title or author))
         if ident is not None:
             from ..online import lookup
 
@@ -141,29 +143,6 @@ def add_command(
         for rec in plan.records:
             lib.add(rec)
     _report(lib, plan.records, dry_run)
-
-
-def _identifier(positional, doi, arxiv, isbn, *, manual: bool):
-    """(kind, id) to fetch, or None for an entry made from the options (a --doi given
-    with --title or --author is just the entry's DOI)."""
-    from ..errors import ValidationError
-    from ..online import ids
-
-    given = [v for v in (positional, arxiv, isbn) if v] + ([doi] if doi and not manual else [])
-    if len(given) > 1:
-        raise ValidationError("give one identifier to fetch (ID_OR_URL, --doi, --arxiv or "
-                              "--isbn)")
-    if positional:
-        return ids.classify(positional)
-    if arxiv:
-        return "arxiv", ids.parse_arxiv(arxiv)
-    if isbn:
-        return "isbn", ids.parse_isbn(isbn)
-    if doi and not manual:
-        from ..entries import normalize_doi
-
-        return "doi", normalize_doi(doi)
-    return None
 
 
 def _stdin_is_terminal() -> bool:

@@ -111,6 +111,29 @@ def classify(value: str) -> tuple[str, str]:
                           "or arxiv.org URL)")
 
 
+def to_fetch(positional: str | None = None, *, doi: str | None = None,
+             arxiv: str | None = None, isbn: str | None = None,
+             manual: bool = False) -> tuple[str, str] | None:
+    """What ``pubcli add`` fetches: (kind, id) from ID_OR_URL, --arxiv, --isbn or a --doi
+    given alone; None for an entry made from the options (``manual``: --title or
+    --author was given, so a --doi is just the entry's DOI)."""
+    from ..entries import normalize_doi
+
+    given = [v for v in (positional, arxiv, isbn) if v] + ([doi] if doi and not manual else [])
+    if len(given) > 1:
+        raise ValidationError("give one identifier to fetch (ID_OR_URL, --doi, --arxiv or "
+                              "--isbn)")
+    if positional:
+        return classify(positional)
+    if arxiv:
+        return "arxiv", parse_arxiv(arxiv)
+    if isbn:
+        return "isbn", parse_isbn(isbn)
+    if doi and not manual:
+        return "doi", normalize_doi(doi)
+    return None
+
+
 def arxiv_of(fields: Mapping[str, str]) -> str:
     """The arXiv id an entry records (``eprint`` with ``archiveprefix = arXiv``, an
     arXiv DOI or URL), else ""."""
