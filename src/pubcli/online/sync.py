@@ -240,7 +240,7 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
                 ch.added += list(gained)
                 _index_ids(by_id, new, old)
             if mapping.is_preprint_type(old.type) and not mapping.is_preprint_type(rec.type):
-                out.notes.append(f"{old.key}: {work.label} list it as @{rec.type}; "
+                out.notes.append(f"{old.key}: listed as @{rec.type} by {work.label}; "
                                  f"'pubcli update {old.key}' upgrades the preprint")
             continue
         try:
