@@ -316,3 +316,32 @@ def test_an_orcid_work_with_a_doi_takes_its_authors_from_crossref(cli, web, tmp_
            "Yuxiong}," in text
     assert "orcid-put-code = {81234567}," in text
     assert not web.hits("orcid", f"/v3.0/{ORCID_ID}/work/81234567")
+
+
+def test_dblp_editors_are_kept_for_edited_volumes_only(cli, web, tmp_path):
+    lib = tmp_path / "library.bib"
+    lib.write_text("")
+    bib = r"""@proceedings{DBLP:conf/x/2019,
+  editor       = {Olatunji Ruwase and J{\"{u}}rgen M{\"{u}}ller},
+  title        = {Proceedings of the Workshop on Things},
+  publisher    = {{ACM}},
+  year         = {2019}
+}
+
+@inproceedings{DBLP:conf/x/Ruwase19,
+  author       = {Olatunji Ruwase},
+  editor       = {Olatunji Ruwase and J{\"{u}}rgen M{\"{u}}ller},
+  title        = {A Paper in It},
+  booktitle    = {Proceedings of the Workshop on Things},
+  year         = {2019}
+}
+"""
+    web.route("dblp", "/pid/251/3272.bib", Reply(200, bib))
+    r = cli("sync", "--dblp", "251/3272", "--apply", "-l", lib)
+    assert r.exit_code == 0, r.stderr
+    text = lib.read_text()
+    assert "@proceedings{ruwase2019proceedings,\n  editor = {Ruwase, Olatunji and " \
+           "M{\\\"{u}}ller, J{\\\"{u}}rgen},\n" in text
+    paper = text[text.index("@inproceedings"):]
+    assert "editor" not in paper and "author = {Ruwase, Olatunji}," in paper
+    assert cli("sync", "--dblp", "251/3272", "--apply", "-n", "-l", lib).exit_code == 2

@@ -20,6 +20,8 @@ def sync_command(
                                            help="An OpenAlex author id (A5023888391)."),
     apply: bool = typer.Option(False, "--apply",
                                help="Write the changes (default: only show them)."),
+    dry_run: bool = typer.Option(False, "--dry-run", "-n",
+                                 help="Only show the changes (the default; not with --apply)."),
     area: Optional[List[str]] = typer.Option(None, "--area", "-a",
                                              help="A research area for the new entries "
                                                   "(repeatable)."),
@@ -47,6 +49,10 @@ def sync_command(
     from ..online import sync
     from ..online.http import Client
 
+    from ..errors import ValidationError
+
+    if apply and dry_run:
+        raise ValidationError("--apply writes and --dry-run does not: give one of them")
     path = common.library_path(library)
     cfg = config.load_config(path)
     people = sync.person_ids({"orcid": orcid, "dblp": dblp, "openalex": openalex}, cfg)

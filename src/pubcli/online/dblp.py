@@ -15,7 +15,9 @@ from . import BadResponse, NotFoundOnline, mapping
 from .http import Client
 
 DROP = frozenset({"timestamp", "biburl", "bibsource", "eprinttype", "eprintclass",
-                  "archiveprefix", "crossref", "editor", "ee", "cdrom"})
+                  "archiveprefix", "crossref", "ee", "cdrom"})
+# the editors DBLP gives a paper are its proceedings' or book's: kept only for volumes
+EDITED = frozenset({"book", "proceedings", "collection"})
 # fields that hold the venue, per type (the add puts it back there)
 VENUE = {"article": "journal", "inproceedings": "booktitle", "incollection": "booktitle",
          "book": "publisher", "proceedings": "publisher", "phdthesis": "school",
@@ -65,6 +67,11 @@ def to_found(key: str, entry_type: str, fields: dict[str, str]) -> mapping.Found
     if entry_type == "inproceedings":
         f.pop("publisher", None)
         f.pop("series", None)
+    if entry_type not in EDITED:
+        f.pop("editor", None)
+    elif f.get("editor"):
+        f["editor"] = " and ".join(mapping.person_from_full(e, latex=True)
+                                   for e in f["editor"].split(" and ") if e.strip())
     title = mapping.protect(f.pop("title", "").rstrip(" ."))
     year, month = f.pop("year", None), f.pop("month", None)
     f.pop("eprint", None)
