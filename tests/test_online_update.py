@@ -125,9 +125,12 @@ def test_network_failure_writes_nothing_and_is_one_line(cli, web, library, monke
     assert library.read_bytes() == before
 
 
-def test_an_unknown_key_is_an_error(cli, web, library):
+def test_an_unknown_key_or_a_bad_field_name_is_an_error(cli, web, library):
     r = cli("update", "nope", "-l", library)
     assert r.exit_code == 2 and "no entry with key 'nope'" in r.stderr
+    r = cli("update", "qin2021simigrad", "--overwrite", "my field", "-l", library)
+    assert r.exit_code == 2 and "--overwrite: 'my field' is not a field name" in r.stderr
+    assert web.requests == []
 
 
 def test_entries_sharing_a_key_are_each_updated_in_place(cli, web, tmp_path):

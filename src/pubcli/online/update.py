@@ -49,7 +49,12 @@ class Update:
 
 def plan(client: Client, records: Sequence[Record], overwrite: Sequence[str] = ()) -> list[Update]:
     """One :class:`Update` per record (network errors raise; nothing is changed)."""
+    from ..bibtex import FIELD_NAME_RE
+
     wanted = {o.strip().lower() for o in overwrite}
+    for name in sorted(wanted):
+        if not FIELD_NAME_RE.match(name):
+            raise ValidationError(f"--overwrite: '{name}' is not a field name")
     out = []
     for rec in records:
         found, notes = find(client, rec)
