@@ -229,3 +229,12 @@ def test_one_identifier_at_a_time_and_a_doi_with_a_title_is_not_fetched(cli, web
     assert r.exit_code == 0 and web.requests == []
     r = cli("add", "not-an-id", "-l", empty_lib)
     assert r.exit_code == 2 and "is not a DOI, an arXiv id or an ISBN" in r.stderr
+
+
+def test_arxiv_tex_math_in_titles_is_kept(cli, web, empty_lib):
+    feed = ARXIV_FEED.replace("ZeRO-Offload: Democratizing\n  Billion-Scale Model Training",
+                              r"Learning $\alpha$-Divergences in 50% of GPU Time")
+    web.route("arxiv", "/api/query", Reply(200, feed))
+    r = cli("add", "arXiv:2101.06840", "--dry-run", "-l", empty_lib)
+    assert r.exit_code == 0, r.stderr
+    assert r"title = {Learning $\alpha$-Divergences in 50\% of {GPU} Time}," in r.stdout

@@ -65,7 +65,7 @@ def _preprint(entry, arxiv_id: str) -> Preprint:
     journal_ref = mapping.clean_text(entry.findtext(f"{ARXIV}journal_ref")) or None
     opts = EntryOptions(
         type="misc",
-        title=mapping.title(entry.findtext(f"{ATOM}title")) or None,
+        title=mapping.title(entry.findtext(f"{ATOM}title"), tex_math=True) or None,
         authors=mapping.authors(names),
         year=mapping.year(published),
         month=mapping.month(published[5:7]) if len(published) >= 7 else None,

@@ -94,13 +94,21 @@ def protect(title: str) -> str:
     return "".join(out)
 
 
-def title(text: Any, subtitle: Any = None) -> str:
+_MATH = re.compile(r"(\$[^$]+\$)")
+
+
+def title(text: Any, subtitle: Any = None, *, tex_math: bool = False) -> str:
+    """A title in the conventions. ``tex_math``: the source writes math as TeX
+    (arXiv), so ``$...$`` is kept as it is."""
     main = clean_text(text)
     sub = clean_text(subtitle)
     if sub and sub.lower() not in main.lower():
         main = f"{main.rstrip(':')}: {sub}"
     main = main.rstrip(" .") if not main.endswith("..") else main
-    return protect(escape(main))
+    if not tex_math or "$" not in main:
+        return protect(escape(main))
+    parts = _MATH.split(main)
+    return "".join(p if i % 2 else protect(escape(p)) for i, p in enumerate(parts))
 
 
 def person(given: Any = None, family: Any = None, literal: Any = None) -> str:
