@@ -191,3 +191,13 @@ def test_a_keyless_entry_is_reported_and_does_not_block_bulk_edits(cli, tmp_path
 ])
 def test_check_knows_biblatexs_types_and_dates(entry):
     assert checks.check(store.loads(entry + "\n")) == []
+
+
+def test_a_listing_gives_its_doi_in_any_form():
+    from pubcli.importers import parse_listing
+
+    for line in ("DOI: http://dx.doi.org/10.1000/182", "doi 10.1000/182",
+                 "https://doi.org/10.1000/182", "http://doi.acm.org/10.1000/182"):
+        text = f"Sparse Things\nAda Lovelace, Charles Babbage\nICML | May 2024\n{line}\n"
+        assert [i.record.fields.get("doi") for i in parse_listing(text).items] == \
+            ["10.1000/182"], line

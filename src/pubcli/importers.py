@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from . import sources
+from . import sources, values
 from .errors import PubcliError, ValidationError
 from .latex import fold
 from .model import MONTH_NAMES, Record
@@ -58,7 +58,9 @@ _SEPARATOR_RE = re.compile(r"^[-\u2010-\u2015*_=~\u2022\u00b7.]+$")
 _DETAIL_RES: list[tuple[str, re.Pattern[str]]] = [
     ("publisher", re.compile(r"^published\s+by\s*:?\s*(?P<v>.+)$", re.I)),
     ("isbn", re.compile(r"^isbn(?:-1[03])?\s*:?\s*(?P<v>[0-9Xx][0-9Xx -]{8,})$", re.I)),
-    ("doi", re.compile(r"^doi\s*:?\s*(?:https?://(?:dx\.)?doi\.org/)?(?P<v>10\.\S+)$", re.I)),
+    # "DOI: 10.1/x", "doi https://doi.org/10.1/x", a bare resolver link: values.parse_doi
+    ("doi", re.compile(r"^(?P<v>(?:doi\s*:?\s*)?(?:https?://\S*?doi\S*?/)?10\.\d+\S*/\S+)$",
+                       re.I)),
 ]
 # A report number: letters, then "TR" (or a "Technical Report" wording), digits.
 _REPORT_RE = re.compile(r"^(?P<prefix>[A-Z][A-Za-z]*)(?:[-/][A-Z]+)*[-/]TR[-/ ]?\d[\d-]*$")
@@ -285,8 +287,9 @@ def _record(title: str, authors: Sequence[str], date: re.Match[str],
         fields["month"] = MONTH_NAMES[_MONTH_WORDS[date.group("month").lower()] - 1]
     if "isbn" in details:
         fields["isbn"] = details["isbn"]
-    if "doi" in details:
-        fields["doi"] = details["doi"]
+    doi = values.parse_doi(details.get("doi"))
+    if doi:
+        fields["doi"] = doi
     from .entries import order_fields
 
     return Record("", entry_type, order_fields(fields))
