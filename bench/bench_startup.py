@@ -1,68 +1,77 @@
-"""Start-up time of the CLI: median wall time of `pubcli ARGS` over N runs.
+"""Start-up time of `pubcli --help` and `pubcli sync --help`: median of N runs.
 
-    python bench/bench_startup.py                       # pubcli --help, 20 runs
-    python bench/bench_startup.py -n 30 --version
-    python bench/bench_startup.py --against OLD/src     # interleaved with another tree
+    python bench/bench_startup.py                      # 20 runs each
+    python bench/bench_startup.py --before /tmp/base/src   # interleaved before/after
 
-With --against, runs of this tree and of the other source tree (PYTHONPATH) are
-interleaved, so a busy machine slows both alike; the ratio is after/before.
+Each run is a fresh process (``python -m pubcli``), so the figure includes the
+interpreter's start-up, as a user sees it. With ``--before SRC`` every run of the
+current code alternates with a run of the code in SRC (put first on PYTHONPATH,
+e.g. ``git archive <commit> src | tar -x -C /tmp/base``), so that a busy machine
+slows both alike; the ratio after/before is printed. Also reports whether the
+network modules are imported by ``--help`` (they must not be).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import resource
 import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
-
-SRC = Path(__file__).resolve().parent.parent / "src"
 
 
-def _time(cmd: list[str], src: Path) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one run; CPU time suffers less from a busy machine."""
-    env = {**os.environ, "PYTHONPATH": str(src)}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(cmd, capture_output=True, env=env)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def once(args: list[str], pythonpath: str | None) -> tuple[float, float]:
+    """(wall ms, CPU ms) of one run; CPU time (user + system of the child) is what a
+    busy machine disturbs least."""
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pubcli", *args], capture_output=True, env=env,
+                   check=False)
+    wall = (time.perf_counter() - t) * 1000
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
+    return wall, cpu
 
 
-def main(argv: list[str]) -> None:
-    runs = 20
-    other: Path | None = None
-    while argv[:1] in (["-n"], ["--against"]):
-        if argv[0] == "-n":
-            runs = int(argv[1])
-        else:
-            other = Path(argv[1]).resolve()
-        argv = argv[2:]
-    args = argv or ["--help"]
-    cmd = [sys.executable, "-m", "pubcli", *args]
-    trees = {"this tree": SRC, **({"other tree": other} if other else {})}
-    for src in trees.values():
-        _time(cmd, src)  # warm the file cache and .pyc files
-    times: dict[str, list[float]] = {name: [] for name in trees}
-    cpu: dict[str, list[float]] = {name: [] for name in trees}
-    for _ in range(runs):
-        for name, src in trees.items():
-            wall, used = _time(cmd, src)
-            times[name].append(wall)
-            cpu[name].append(used)
-    medians = {name: statistics.median(t) * 1000 for name, t in times.items()}
-    cpu_medians = {name: statistics.median(t) * 1000 for name, t in cpu.items()}
-    for name, t in times.items():
-        print(f"pubcli {' '.join(args)} ({name}): median {medians[name]:.1f} ms wall "
-              f"(min {min(t) * 1000:.1f}, max {max(t) * 1000:.1f}), "
-              f"{cpu_medians[name]:.1f} ms CPU, over {runs} runs")
-    if other:
-        print(f"ratio this/other: wall {medians['this tree'] / medians['other tree']:.2f}, "
-              f"CPU {cpu_medians['this tree'] / cpu_medians['other tree']:.2f}")
+def network_modules_loaded() -> list[str]:
+    code = ("import sys; sys.argv=['pubcli','--help']\n"
+            "from pubcli.cli import app\n"
+            "try:\n    app()\nexcept SystemExit:\n    pass\n"
+            "print('LOADED', *[m for m in ('urllib.request', 'http.client', 'ssl',"
+            " 'pubcli.online') if m in sys.modules], file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=False)
+    line = [ln for ln in out.stderr.splitlines() if ln.startswith("LOADED")]
+    return line[-1].split()[1:] if line else ["(could not tell)"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--before", metavar="SRC", help="source folder of the code to compare with")
+    ns = ap.parse_args()
+    for args in (["--help"], ["sync", "--help"]):
+        once(args, None)  # warm the OS caches
+        after, before = [], []
+        for _ in range(ns.runs):
+            after.append(once(args, None))
+            if ns.before and args == ["--help"]:  # the old code may lack the command
+                before.append(once(args, ns.before))
+        for i, what in ((0, "wall"), (1, "cpu")):
+            a = statistics.median(x[i] for x in after)
+            line = f"pubcli {' '.join(args)}: median {what} {a:.1f} ms"
+            if before:
+                b = statistics.median(x[i] for x in before)
+                line += f" (before: {b:.1f} ms, after/before {a / b:.2f})"
+            print(f"{line} over {ns.runs} runs", flush=True)
+    loaded = network_modules_loaded()
+    print("network modules imported by --help:", ", ".join(loaded) or "none")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()

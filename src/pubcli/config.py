@@ -11,6 +11,9 @@ for one folder up (the project root, for the usual ``data/library.bib``)::
     owner = "Olatunji Ruwase"     # highlighted in author lists
     role = "Team Lead"            # shown under the name on exported pages
     areas = ["Artificial intelligence", "Systems and networking"]  # display order
+    orcid = "0000-0002-1825-0097"  # the owner's ids, for 'pubcli sync'
+    dblp = "251/3272"
+    openalex = "A5023888391"
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ class Config:
     owner: str | None = None
     role: str | None = None
     areas: list[str] = field(default_factory=list)
+    orcid: str | None = None
+    dblp: str | None = None
+    openalex: str | None = None
     path: Path | None = None  # the file the settings came from
 
 
@@ -95,13 +101,13 @@ def _read_toml(path: Path) -> dict:
 
 
 def _config_from(table: dict, path: Path) -> Config:
-    known = {"owner", "role", "areas"}
+    known = {"owner", "role", "areas", "orcid", "dblp", "openalex"}
     for k in table:
         if k not in known:
             raise ConfigError(f"unknown setting '{k}' (known: {', '.join(sorted(known))})",
                               path=path, field=k)
     cfg = Config(path=path)
-    for k in ("owner", "role"):
+    for k in ("owner", "role", "orcid", "dblp", "openalex"):
         v = table.get(k)
         if v is not None and not isinstance(v, str):
             raise ConfigError("must be a string", path=path, field=k)

@@ -12,6 +12,9 @@ import typer
 from . import common
 
 def add_command(
+    identifier: Optional[str] = typer.Argument(
+        None, metavar="[ID_OR_URL]",
+        help="Fetch the entry for a DOI, arXiv id or ISBN, or a doi.org / arxiv.org URL."),
     type_: Optional[str] = typer.Option(None, "--type", "-t",
                                         help="Entry type: inproceedings, article, techreport, "
                                              "misc... (default: inproceedings with --venue, "
@@ -25,7 +28,11 @@ def add_command(
     venue: Optional[str] = typer.Option(None, "--venue",
                                         help="Where it appeared; stored as booktitle, journal, "
                                              "institution, school... by type."),
-    doi: Optional[str] = typer.Option(None, "--doi", help="DOI (10.xxxx/... or a doi.org URL)."),
+    doi: Optional[str] = typer.Option(None, "--doi",
+                                      help="DOI (10.xxxx/... or a doi.org URL); alone (without "
+                                           "--title/--author) the entry is fetched from it."),
+    arxiv: Optional[str] = typer.Option(None, "--arxiv", help="Fetch the entry from arXiv."),
+    isbn: Optional[str] = typer.Option(None, "--isbn", help="Fetch the entry from Open Library."),
     url: Optional[str] = typer.Option(None, "--url", help="A link to the paper."),
     area: Optional[List[str]] = typer.Option(None, "--area", "-a",
                                              help="A research area (repeatable)."),
@@ -57,7 +64,15 @@ def add_command(
     author and year); a match is shown and the add refused unless --force.
     Only the new entry's text is appended to the file; its key is printed.
 
+    Given a DOI, an arXiv id or an ISBN (or a doi.org / arxiv.org URL), the
+    entry is fetched from Crossref or doi.org, arXiv or Open Library; other
+    options given override what was fetched. See 'pubcli sync' for whole lists.
+
     Examples:
+
+        pubcli add --doi 10.1145/3394486.3406703 --area "Artificial intelligence"
+
+        pubcli add https://arxiv.org/abs/2101.06840 --dry-run
 
         pubcli add --title "Sparse Things" --author "Ada Lovelace" --year 2024
 
@@ -71,7 +86,8 @@ def add_command(
 
     record_opts = {"--type": type_, "--title": title, "--author": author, "--year": year,
                    "--month": month, "--venue": venue, "--doi": doi, "--url": url,
-                   "--field": field, "--key": key}
+                   "--field": field, "--key": key, "--arxiv": arxiv, "--isbn": isbn,
+                   "ID_OR_URL": identifier}
     given = [name for name, v in record_opts.items() if v]
     if from_ is not None and given:
         raise ValidationError(f"--from reads the entries from BibTeX; {given[0]} cannot be "
@@ -88,6 +104,15 @@ def add_command(
                                     year=year, month=month, venue=venue, doi=doi, url=url,
                                     areas=list(area or []), fields=list(field or []),
                                     featured=featured)
+        from ..online.ids import to_fetch
+
+        ident = to_fetch(identifier, doi=doi, arxiv=arxiv, isbn=isbn, manual=bool(title or author))
+        if ident is not None:
+            from ..online import lookup
+
+            opts, fetched_notes = lookup.options_for(*ident, given=opts)
+            for line in fetched_notes:
+                common.note(line)
         prompted = dialogues.stdin_is_terminal() if interactive is None else interactive
         if prompted:
             opts = dialogues.ask_missing_fields(opts, force=force)
