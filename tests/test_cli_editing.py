@@ -457,3 +457,14 @@ def test_an_entry_pubcli_leaves_alone_is_refused_before_the_editor(cli, tmp_path
     assert f"error: {lib}:1: entry 'twice' has a duplicate field" in r.stderr
     assert "fix it in the file by hand" in r.stderr
     assert lib.read_bytes() == before
+
+
+def test_show_marks_fields_inherited_through_crossref(cli, tmp_path):
+    lib = write(tmp_path / "l.bib", "@proceedings{conf,\n  title = {Proc. of Things},\n"
+                "  year = {2020},\n}\n\n@inproceedings{paper,\n  title = {P},\n"
+                "  crossref = {conf},\n}\n")
+    r = cli("show", "paper", "-l", lib)
+    assert "  booktitle: Proc. of Things (inherited)" in r.stdout
+    assert "  year:      2020 (inherited)" in r.stdout
+    [data] = json.loads(cli("show", "paper", "-f", "json", "-l", lib).stdout)
+    assert data["inherited"]["booktitle"] == "Proc. of Things" and "year" not in data["fields"]

@@ -30,6 +30,9 @@ def show_command(
 ) -> None:
     """Show entries in full: every field, the research areas, the file and line.
 
+    Fields an entry inherits through crossref or xdata are shown after its own,
+    marked "(inherited)"; they are not in its text.
+
     Examples:
 
         pubcli show wang2024zero
@@ -48,15 +51,19 @@ def show_command(
 
 def _render(lib, records, format: ShowFormat) -> str:
     from .. import editing
+    from ..inherit import Inheritance
     from ..render import entry
     from ..render.text import clean
 
-    if format is ShowFormat.json:
-        return entry.entries_json([(r, str(lib.path), r.line) for r in records])
     if format is ShowFormat.bibtex:
         text = "\n\n".join(editing.entry_text(lib, r) for r in records) + "\n"
         return clean(text) if common.stdout_is_terminal() else text
-    return entry.entries_text([(r, editing.where(lib, r)) for r in records])
+    inherit = Inheritance(lib.records)
+    if format is ShowFormat.json:
+        return entry.entries_json([(r, str(lib.path), r.line, inherit.inherited(r))
+                                   for r in records])
+    return entry.entries_text([(r, editing.where(lib, r), inherit.inherited(r))
+                               for r in records])
 
 
 def register(app: typer.Typer) -> None:
