@@ -141,6 +141,16 @@ def main() -> None:
                                        "--venue", "BenchConf 2025", "--no-interactive",
                                        "-l", str(s.lib(n))])
 
+        def no_cache(s: Side) -> None:
+            shutil.rmtree(s.tmp / "cache", ignore_errors=True)
+
+        measure("add 100k cold",
+                lambda s, k: PUBCLI + ["add", "--type", "misc", "--title",
+                                       f"Cold Benchmark Entry Number {k} About Frozen Lakes",
+                                       "--author", "Zed Quill", "--year", "2025",
+                                       "--no-interactive", "-l", str(s.lib(n))],
+                before=no_cache)
+
         def pristine(s: Side) -> None:
             """The generated library again, read once so that it is in the cache."""
             shutil.copy(src, s.lib(n))

@@ -86,6 +86,20 @@ class Record:
         self.source = source
         self.row: tuple | None = None
 
+    @classmethod
+    def restore(cls, key: str, type: str, fields: dict[str, str], line: int,
+                source: Any) -> "Record":
+        """A record from values already in shape (a lower-case type, a fields dict of its
+        own): the store's cache builds 100k of them, and ``__init__``'s copies cost."""
+        rec = cls.__new__(cls)
+        rec.key = key
+        rec.type = type
+        rec.fields = fields
+        rec.line = line
+        rec.source = source
+        rec.row = None
+        return rec
+
     def __repr__(self) -> str:
         return f"Record({self.key!r}, {self.type!r}, line={self.line})"
 

@@ -237,14 +237,15 @@ def unpack_records(items: list, newline: str) -> list[Record]:
     records: list[Record] = []
     append = records.append
     Source = bibtex.Source
+    restore = Record.restore
     pos = line = 0  # end of the previous entry; newlines before it
     for key, etype, fields, gap, length, gap_lines, own_lines, tw, kw, ro in items:
         start = pos + gap
         pos = start + length
         line += gap_lines
-        rec = Record(key, etype, fields, line + 1, Source(start, pos, tw, kw, None, newline, ro))
+        append(restore(key, etype, fields, line + 1, Source(start, pos, tw, kw, None, newline,
+                                                             ro)))
         line += own_lines
-        append(rec)
     return records
 
 
