@@ -31,7 +31,7 @@ def clean(text: str) -> str:
     """``text`` with every control character other than tab and newline (and CRLF line
     ends) replaced by a visible stand-in (ESC becomes U+241B, a lone CR U+240D, a C1
     control U+FFFD)."""
-    if not text or not _CONTROL_RE.search(text):
+    if not text or text.isprintable() or not _CONTROL_RE.search(text):  # isprintable: no Cc
         return text
     return _CONTROL_RE.sub(_visible, text)
 
