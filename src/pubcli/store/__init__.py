@@ -116,6 +116,9 @@ def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
 
 
 def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool) -> Library:
+    for rec in parsed.records:  # how fields were written is read again from the text when
+        if rec.source is not None:  # an entry is edited (bibtex.written_fields): a third
+            rec.source.fields = None  # of a big library's memory otherwise
     doc = Document(path, text, bom, parsed.newline, parsed.macros, parsed.failed)
     doc.loaded = list(parsed.records)
     return Library(parsed.records, path=path, document=doc)

@@ -84,8 +84,14 @@ def _header() -> tuple:
 
 # ------------------------------------------------------------------ frames
 def frame(obj: Any) -> bytes:
+    return b"".join(frame_parts(obj))
+
+
+def frame_parts(obj: Any) -> tuple[bytes, bytes]:
+    """A frame's head and payload, to be written one after the other (a base frame is
+    tens of megabytes: no copy to join them)."""
     payload = marshal.dumps(obj)
-    return _HEAD.pack(len(payload), zlib.crc32(payload)) + payload
+    return _HEAD.pack(len(payload), zlib.crc32(payload)), payload
 
 
 def frames(data: bytes) -> list[Any]:
@@ -170,7 +176,8 @@ class Journal:
             try:
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(frame(_header()))
-                    fh.write(frame(("base", digest, size, tuple(items), meta)))
+                    for part in frame_parts(("base", digest, size, tuple(items), meta)):
+                        fh.write(part)
                 os.replace(tmp, self.file)
             except BaseException:
                 with contextlib.suppress(OSError):

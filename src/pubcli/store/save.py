@@ -180,7 +180,7 @@ def rebase(library: Library, text: str, plan: Plan) -> None:
 def _placed(parsed: Record, start: int, newline: str) -> bibtex.Source:
     src = parsed.source
     return bibtex.Source(start + src.start, start + src.end, src.type_written, src.key_written,
-                         src.fields, newline, src.read_only)
+                         None, newline, src.read_only)
 
 
 def source_text(library: Library, rec: Record) -> str:
