@@ -79,6 +79,9 @@ SYMBOLS = {
     "slash": "/", "hyphen": "-", "Dash": "\u2014", "dash": "\u2013", "emdash": "\u2014",
     "endash": "\u2013", "textendash": "\u2013", "textemdash": "\u2014",
     "ldots": "\u2026", "dots": "\u2026", "textellipsis": "\u2026",
+    "S": "\u00a7", "P": "\u00b6", "dag": "\u2020", "ddag": "\u2021", "copyright": "\u00a9",
+    "textcopyright": "\u00a9", "pounds": "\u00a3", "textregistered": "\u00ae",
+    "texttrademark": "\u2122",
     "thinspace": " ", "enspace": " ", "quad": " ", "qquad": " ", "space": " ",
     "newline": " ", "linebreak": " ", "break": " ", "par": " ", "hfil": " ", "hfill": " ",
     "textbackslash": "\\", "bs": "\\", "textasciitilde": "~", "textquoteleft": "\u2018",
@@ -92,7 +95,7 @@ SILENT = frozenset("""
     textsuperscript textsubscript ensuremath acro pkg pgm cs file smash
     em it sl bf tt sf sc rm md up normalfont itshape slshape bfseries ttfamily sffamily
     scshape rmfamily upshape mdseries small footnotesize scriptsize tiny large Large LARGE
-    huge Huge normalsize smc ssf slnine eightrm ninesmc sevenrm tenrm SMC SC slc sltt
+    huge Huge normalsize
     protect relax unskip ignorespaces nobreak allowbreak null strut noindent leavevmode
     nolinebreak nopagebreak hss
 """.split())
@@ -101,8 +104,15 @@ SILENT = frozenset("""
 # argument is not text to read.
 GOBBLED = frozenset("noopsort SortNoop sortnoop noop begin end label".split())
 
+# Font switches of plain TeX and TUGboat (\\eightrm, \\slnine, \\ssf, \\smc ...).
+_FONT_SWITCH_RE = re.compile(r"(?:five|six|seven|eight|nine|ten|twelve)?"
+                             r"(?:rm|sl|it|bf|tt|sf|ssf|smc|sc|sltt|slc)"
+                             r"(?:five|six|seven|eight|nine|ten|twelve)?", re.I)
+
 # Spacing with a dimension after it (``\\kern-.1em``): nothing shown.
 DIMENSIONED = frozenset("kern hskip vskip penalty raise lower mkern accent char".split())
+# ``\\char`\\x`` prints the character x (a number after \\char is consumed, unshown).
+_CHAR_RE = re.compile(r"\s*`\\?(.)", re.S)
 
 # Quotes, dashes, ties and braces outside macros.
 _PUNCT = {"{": "", "}": "", "~": " ", "--": "\u2013", "---": "\u2014",
@@ -202,7 +212,12 @@ def _convert(s: str) -> str:
             if word:
                 pos = _SPACES_RE.match(s, pos).end()
         elif kind is _DIMEN:
-            pos = _DIMEN_RE.match(s, pos).end()
+            c = _CHAR_RE.match(s, pos) if name == "char" else None
+            if c:
+                out.append(c.group(1))
+                pos = c.end()
+            else:
+                pos = _DIMEN_RE.match(s, pos).end()
         elif kind is _GOBBLE:
             pos = _GROUP_RE.match(s, pos).end()
         elif kind is _VERB:
@@ -306,7 +321,9 @@ def _ask_pylatexenc(name: str) -> tuple[int, str]:
     takes_args = parsed is not None and bool(getattr(parsed.args_parser, "argspec", ""))
     if spec is None:
         # pylatexenc would drop it (and any arguments it knows of): keep it visible
-        return (_SILENT, "") if takes_args else (_UNKNOWN, "")
+        if takes_args or (_FONT_SWITCH_RE.fullmatch(name) and name != "SC"):
+            return _SILENT, ""
+        return _UNKNOWN, ""
     repl = getattr(spec, "simplify_repl", None)
     if repl is None:  # shown as its arguments (\emph-like)
         return _SILENT, ""
