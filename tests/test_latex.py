@@ -5,6 +5,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pubcli.latex import fold, search_fold, to_text
 
@@ -98,6 +100,8 @@ def test_a_macro_pubcli_does_not_know_stays_visible(raw, shown):
     (r"hy\-phen\-ation", "hyphenation"),
     (r"Using \verb|\relax| here", r"Using \relax here"),
     (r"{\tt\char`\\parskip}", r"\parskip"),
+    (r"\'{\it x} \'{\i}", "x\u0301 í"),  # \it is a font switch, not a dotless i
+    ("a \\'\\", "a"),
 ])
 def test_the_common_cases(raw, shown):
     assert to_text(raw) == shown
@@ -139,3 +143,21 @@ def test_list_search_finds_a_logo_in_a_title(cli, tmp_path):
     assert r.exit_code == 0 and r.stdout.split() == ["other"]
     r = cli("list", "--library", lib)
     assert "The TeXbook" in r.stdout
+
+
+def test_a_macro_missing_its_argument_shows_and_logs_nothing():
+    code = "from pubcli.latex import to_text\nprint(to_text(r'see \\url and \\cite'))\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr == ""
+    assert "see" in out.stdout and "and" in out.stdout
+
+
+@given(st.lists(st.sampled_from(
+    list("\\{}$~-`'\"^=.&%_ #\n") + ["a", "B", "é", "\\i", "\\TeX", "\\emph", "\\url",
+                                    "\\c", "\\v", "\\kern", "\\verb", "\\noopsort",
+                                    "\\foo", "\\'", "\\\\"]), max_size=30).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_any_text_converts_without_an_error(raw):
+    out = to_text(raw)
+    assert isinstance(out, str) and out == out.strip()
+    assert search_fold(raw) == fold(out)

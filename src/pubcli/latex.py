@@ -28,9 +28,14 @@ from typing import Any
 _MATH_RE = re.compile(r"(?<!\\)(\$\$?)(.+?)(?<!\\)\1", re.S)
 _WS_RE = re.compile(r"\s+")
 _BARE_AMP_RE = re.compile(r"(?<!\\)&")
+# The commonest accent forms (\"u, \'{e}, \c{c}, \v s): replaced before the scanner
+# runs, through a table filled on first sight. Braces around them are left to the
+# scanner (``\foo{\"u}`` still shows its argument).
+_ACCENT_FAST_RE = re.compile(r"(?<!\\)\\(?:[\"'`^~=.]\s*|[uvHckbdr](?:\s+|(?=\{)))"
+                             r"(?:[A-Za-z]|\{[A-Za-z]\})")
 # What the scanner stops at: a control sequence, a brace, a tie, a dash, TeX quotes.
+_DOTLESS_RE = re.compile(r"\\([ij])(?![A-Za-z])")  # \i, \j under an accent: i, j
 _SPECIAL_RE = re.compile(r"\\(?:[A-Za-z]+|.)|[{}~]|---?|``|''", re.S)
-_SPACES_RE = re.compile(r"[ \t\r\n]*")
 # A TeX number or dimension after \kern, \hskip, \penalty, \accent ... (consumed).
 _NUM = r"[-+]?\s*(?:\d+\.?\d*|\.\d+)"
 _DIMEN_RE = re.compile(
@@ -154,7 +159,9 @@ def to_text(value: str) -> str:
         out = "".join(parts)
     if "&" in out and ";" in out:  # HTML entities from web exports: "TNF-&alpha;"
         out = html.unescape(out)
-    return _WS_RE.sub(" ", out).strip()
+    if "  " in out or not out.isprintable():  # newlines, tabs, no-break spaces ...
+        out = _WS_RE.sub(" ", out)
+    return out.strip()
 
 
 def search_fold(raw: str) -> str:
@@ -162,13 +169,27 @@ def search_fold(raw: str) -> str:
     return fold(to_text(raw)) if raw else ""
 
 
+class _Unaccented(dict):
+    """str.translate table: a character -> its NFKD decomposition without combining
+    marks, filled on first sight (decomposition works character by character, so this
+    is the decomposition of the whole string with the marks dropped)."""
+
+    def __missing__(self, code: int) -> str:
+        out = "".join(c for c in unicodedata.normalize("NFKD", chr(code))
+                      if not unicodedata.combining(c))
+        self[code] = out
+        return out
+
+
+_UNACCENTED = _Unaccented()
+
+
 @lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Accent- and case-insensitive form for searching: "Müller" -> "muller"."""
     if text.isascii():
         return text.casefold()
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return text.translate(_UNACCENTED).casefold()
 
 
 # ---------------------------------------------------------------- the scanner
@@ -176,6 +197,9 @@ def _convert(s: str) -> str:
     """One run of text without math."""
     if not s:
         return ""
+    if "\\" not in s:
+        return _plain(s)
+    s = _ACCENT_FAST_RE.sub(_accent_fast, s)
     if "\\" not in s:
         return _plain(s)
     out: list[str] = []
@@ -204,45 +228,76 @@ def _convert(s: str) -> str:
         if kind is _WORD:
             out.append(repl)
             if word:  # TeX drops the space after a control word: "\TeX nische"
-                after = _SPACES_RE.match(s, pos).end()
+                after = _skip_spaces(s, pos)
                 if after < end and s[after].islower():
                     pos = after
         elif kind is _LETTER or kind is _SILENT or kind is _SYMBOL:
             out.append(repl)
             if word:
-                pos = _SPACES_RE.match(s, pos).end()
+                pos = _skip_spaces(s, pos)
         elif kind is _DIMEN:
             c = _CHAR_RE.match(s, pos) if name == "char" else None
             if c:
                 out.append(c.group(1))
                 pos = c.end()
             else:
-                pos = _DIMEN_RE.match(s, pos).end()
+                pos = _matched_end(_DIMEN_RE, s, pos)
         elif kind is _GOBBLE:
-            pos = _GROUP_RE.match(s, pos).end()
+            pos = _matched_end(_GROUP_RE, s, pos)
         elif kind is _VERB:
             v = _VERB_RE.match(s, pos)
-            if v:
-                out.append(v.group(2))
-                pos = v.end()
-        elif kind is _NODE:
+            out.append(v.group(2) if v else name)
+            pos = v.end() if v else pos
+        elif kind is _NODE and not (repl and _bare(s, pos)):
             text, pos = _pylatexenc_node(s, start)
             out.append(text)
-        else:  # unknown: its argument shows (braces are dropped), else its name
-            after = _SPACES_RE.match(s, pos).end()
+        else:  # unknown, or missing its argument: its argument shows, else its name
+            after = _skip_spaces(s, pos)
             if after < end and s[after] == "{" and not s.startswith("{}", after):
                 pos = after
             else:
                 out.append(name)
-                if after < end and s[after].islower():
+                if kind is _UNKNOWN and after < end and s[after].islower():
                     pos = after
     return "".join(out)
+
+
+class _AccentTable(dict):
+    def __missing__(self, tex: str) -> str:
+        out = self[tex] = _accent(tex, 2, tex[1])[0]  # "\\" + the accent's name
+        return out
+
+
+_ACCENTED = _AccentTable()
+
+
+def _accent_fast(m: re.Match[str]) -> str:
+    return _ACCENTED[m.group()]
+
+
+def _skip_spaces(s: str, pos: int) -> int:
+    end = len(s)
+    while pos < end and s[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _matched_end(rx: re.Pattern[str], s: str, pos: int) -> int:
+    """End of ``rx`` (which may match nothing) at ``pos``."""
+    m = rx.match(s, pos)
+    return m.end() if m else pos
+
+
+def _bare(s: str, pos: int) -> bool:
+    """Nothing that could be an argument (``{``, ``[``, ``*``) follows ``pos``."""
+    after = _skip_spaces(s, pos)
+    return after >= len(s) or s[after] not in "{[*"
 
 
 def _accent(s: str, pos: int, name: str) -> tuple[str, int]:
     """Apply the accent ``\\name`` to what follows ``pos``; (text, new position)."""
     mark = ACCENTS[name]
-    i = _SPACES_RE.match(s, pos).end() if (name.isalpha() or s[pos:pos + 1] in " \t") else pos
+    i = _skip_spaces(s, pos) if (name.isalpha() or s[pos:pos + 1] in " \t") else pos
     if i >= len(s):
         return "", i
     c = s[i]
@@ -250,10 +305,12 @@ def _accent(s: str, pos: int, name: str) -> tuple[str, int]:
         close = _closing_brace(s, i)
         if close < 0:
             return "", i + 1
-        base = _convert(s[i + 1:close].replace("\\i", "i").replace("\\j", "j")).strip()
+        base = _convert(_DOTLESS_RE.sub(r"\1", s[i + 1:close])).strip()
         i = close + 1
     elif c == "\\":
         m = _SPECIAL_RE.match(s, i)
+        if m is None:  # a lone backslash at the end
+            return "", i + 1
         tok = m.group()
         if tok in ("\\i", "\\j"):
             base = tok[1]
@@ -261,7 +318,7 @@ def _accent(s: str, pos: int, name: str) -> tuple[str, int]:
             base = _convert(tok)
         i = m.end()
         if tok[1:].isalpha():
-            i = _SPACES_RE.match(s, i).end()
+            i = _skip_spaces(s, i)
     else:
         base = c
         i += 1
@@ -318,7 +375,8 @@ def _ask_pylatexenc(name: str) -> tuple[int, str]:
     text_db, parse_db, _ = _pylatexenc()
     spec = text_db.get_macro_spec(name)
     parsed = parse_db.get_macro_spec(name)
-    takes_args = parsed is not None and bool(getattr(parsed.args_parser, "argspec", ""))
+    argspec = getattr(parsed.args_parser, "argspec", "") if parsed is not None else ""
+    takes_args = bool(argspec)
     if spec is None:
         # pylatexenc would drop it (and any arguments it knows of): keep it visible
         if takes_args or (_FONT_SWITCH_RE.fullmatch(name) and name != "SC"):
@@ -328,7 +386,7 @@ def _ask_pylatexenc(name: str) -> tuple[int, str]:
     if repl is None:  # shown as its arguments (\emph-like)
         return _SILENT, ""
     if takes_args or callable(repl) or "%" in repl:
-        return _NODE, ""
+        return _NODE, "needs {" if "{" in argspec else ""
     if any(c.isalnum() for c in repl):
         return _WORD, repl
     return (_SYMBOL if repl.strip() else _SILENT), repl
@@ -337,8 +395,15 @@ def _ask_pylatexenc(name: str) -> tuple[int, str]:
 @lru_cache(maxsize=1)
 def _pylatexenc() -> tuple[Any, Any, Any]:
     """One text context, one parser context and one converter, built on first use."""
+    import logging
+
     from pylatexenc import latex2text, latexwalker
 
+    # pylatexenc logs a warning for a macro missing its argument ("\\url" alone): the
+    # text is still shown, and a listing is no place for a library's log lines
+    log = logging.getLogger("pylatexenc")
+    log.addHandler(logging.NullHandler())
+    log.propagate = False
     text_db = latex2text.get_default_latex_context_db()
     parse_db = latexwalker.get_default_latex_context_db()
     converter = latex2text.LatexNodes2Text(latex_context=text_db, math_mode="verbatim",
@@ -358,7 +423,8 @@ def _pylatexenc_node(s: str, start: int) -> tuple[str, int]:
         nodes, npos, nlen = walker.get_latex_nodes(pos=0, read_max_nodes=1)
         text = converter.nodelist_to_text(nodes)
     except Exception:  # pylatexenc is tolerant; on a surprise, show the name  # noqa: BLE001
-        name = _SPECIAL_RE.match(s, start).group()
+        m = _SPECIAL_RE.match(s, start)
+        name = m.group() if m else "\\"
         return name[1:], start + len(name)
     consumed = npos + nlen  # in the escaped text: map it back (each bare & grew by one)
     i = j = 0
