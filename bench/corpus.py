@@ -15,7 +15,8 @@ them (``dpkg-deb -x``), finds every ``.bib`` file, and runs over each one:
   in {0, 1, 2} and no traceback;
 * the display property: every word of a title's plain text (see ``plain_words``,
   defined from TeX's rules, not from pubcli.latex) is a word of its display, both
-  ``to_text`` (list, Markdown) and the exporters' styled runs (HTML).
+  ``to_text`` (list, Markdown) and the exporters' styled runs (HTML); and the same
+  for the other fields a reader sees (venue, series, publisher, note, abstract).
 
 Prints the counts (files, entries, round trips identical, edits local, tracebacks,
 titles whose display lost a word, with examples) and writes them as JSON.
@@ -129,9 +130,9 @@ def plain_words(raw: str) -> list[str]:
     that prints letters (a logo, an unknown macro without an argument) becomes LETTERS,
     one that prints a symbol SYMBOL, spacing SPACE, formatting or a macro showing its
     argument FORMAT."""
-    s = _MATH.sub(" ", raw)
-    s = _VERB.sub(lambda m: " " + m.group(2).replace("\\", " ") + " ", s)
-    s = _NOT_TEXT.sub("", s)
+    s = _MATH.sub("$", raw)  # math is shown verbatim: a word break here
+    s = _VERB.sub(lambda m: m.group(2).replace("\\", " "), s)
+    s = _NOT_TEXT.sub(lambda m: " " if m.group().startswith(("\\begin", "\\end")) else "", s)
     s = _ACCENT.sub("", s)
     s = _LETTER_CMD.sub(LETTERS, s)
 
@@ -258,7 +259,11 @@ def cli_runs(path: Path, tmp: Path) -> list[dict]:
     return results
 
 
-def display_check(path: Path) -> tuple[int, list[dict]]:
+# Other fields a reader sees (list's venue, show, the page's details and abstract).
+OTHER_FIELDS = ("journal", "booktitle", "series", "publisher", "note", "abstract")
+
+
+def display_check(path: Path, other: list[dict]) -> tuple[int, list[dict]]:
     from pubcli import store
     from pubcli.errors import PubcliError
     from pubcli.exporters import style
@@ -271,6 +276,12 @@ def display_check(path: Path) -> tuple[int, list[dict]]:
     titles = 0
     lost = []
     for rec in lib.records:
+        for name in OTHER_FIELDS:
+            value = rec.fields.get(name)
+            if value and lost_words(value, to_text(value)):
+                other.append({"file": str(path), "key": rec.key, "field": name, "raw": value,
+                              "display": to_text(value),
+                              "lost": lost_words(value, to_text(value))})
         raw = rec.fields.get("title")
         if not raw:
             continue
@@ -285,6 +296,19 @@ def display_check(path: Path) -> tuple[int, list[dict]]:
     return titles, lost
 
 
+def ref_lost(path: Path, ref) -> int:
+    from pubcli import store
+    from pubcli.errors import PubcliError
+
+    try:
+        lib = store.load(path, use_cache=False)
+    except PubcliError:
+        return 0
+    return sum(1 for r in lib.records
+               if r.fields.get("title") and lost_words(r.fields["title"],
+                                                       ref.to_text(r.fields["title"])))
+
+
 # ---------------------------------------------------------------- main
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
@@ -294,18 +318,31 @@ def main() -> None:
     ap.add_argument("--no-cli", action="store_true", help="skip the command runs")
     ap.add_argument("--only", help="only files whose path contains this")
     ap.add_argument("--examples", type=int, default=10)
+    ap.add_argument("--ref", help="also count titles that lost a word with latex.py of this "
+                    "git revision (e.g. b83817a, before the fast path)")
     args = ap.parse_args()
 
     os.environ.setdefault("PUBCLI_CACHE_DIR", tempfile.mkdtemp(prefix="pubcli-corpus-cache-"))
     files = fetch(args.cache)
+    ref = None
+    if args.ref:
+        sys.path.insert(0, str(HERE))
+        from bench_latex import reference_module
+
+        ref = reference_module(args.ref)
     if args.only:
         files = [p for p in files if args.only in str(p)]
     t0 = time.perf_counter()
     counts = {"files": len(files), "bytes": sum(p.stat().st_size for p in files),
               "entries": 0, "refused": 0, "round_trips_identical": 0, "round_trips_differ": 0,
-              "edits_local": 0, "edits_not_local": 0, "command_runs": 0, "tracebacks": 0,
+              "edits_local": 0, "edits_not_local": 0, "no_entry_to_edit": 0,
+              "command_runs": 0, "tracebacks": 0,
               "bad_exit": 0, "titles": 0, "titles_lost_word": 0}
+    if args.ref:
+        counts["titles_lost_word_at_ref"] = 0
     refused, differ, not_local, tracebacks, bad_exit, lost = [], [], [], [], [], []
+    exits: dict[str, dict[str, int]] = {}
+    other_lost: list[dict] = []
     for i, path in enumerate(files, 1):
         rel = path.relative_to(args.cache).as_posix()
         print(f"[{i}/{len(files)}] {rel}", file=sys.stderr)
@@ -323,25 +360,37 @@ def main() -> None:
                 differ.append(rel)
             if s["edit_local"] is True:
                 counts["edits_local"] += 1
+            elif s["edit_local"] is None and s["round_trip"] is not None:
+                counts["no_entry_to_edit"] += 1
             elif s["edit_local"] is False:
                 counts["edits_not_local"] += 1
                 not_local.append(f"{rel}: {s.get('edit_error', 'bytes outside the entry changed')}")
             if not args.no_cli:
                 for r in cli_runs(path, tmp):
                     counts["command_runs"] += 1
+                    cmd = " ".join(a for a in r["args"][:3] if not a.startswith("/"))
+                    exits.setdefault(cmd, {}).setdefault(str(r["exit"]), 0)
+                    exits[cmd][str(r["exit"])] += 1
                     if r["traceback"]:
                         counts["tracebacks"] += 1
                         tracebacks.append({"file": rel, **r})
                     elif r["exit"] not in (0, 1, 2):
                         counts["bad_exit"] += 1
                         bad_exit.append({"file": rel, **r})
-        n, miss = display_check(path)
+        n, miss = display_check(path, other_lost)
+        if ref is not None:
+            counts["titles_lost_word_at_ref"] += ref_lost(path, ref)
         counts["titles"] += n
         counts["titles_lost_word"] += len(miss)
         lost += miss
+    counts["other_fields_lost_word"] = len(other_lost)
     counts["seconds"] = round(time.perf_counter() - t0, 1)
 
     print(json.dumps(counts, indent=2))
+    if exits:
+        print("\nexit codes per command (files):")
+        for cmd, tally in exits.items():
+            print(f"  pubcli {cmd}: " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.items())))
     for label, items in (("refused (not read, file left alone)", refused),
                          ("round trip differs", differ), ("edit not local", not_local)):
         if items:
@@ -362,10 +411,16 @@ def main() -> None:
         for x in lost[:args.examples]:
             print(f"  {x['key']}: {x['title']!r}\n    shown {x['display']!r} lost {x['lost']}"
                   f" / styled lost {x['lost_styled']}")
+    if other_lost:
+        print(f"\nother fields whose display lost a word: {len(other_lost)}")
+        for x in other_lost[:args.examples]:
+            print(f"  {x['key']} {x['field']}: {x['raw'][:120]!r}\n    lost {x['lost']}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({"counts": counts, "refused": refused, "differ": differ,
                                      "not_local": not_local, "tracebacks": tracebacks,
-                                     "bad_exit": bad_exit, "lost": lost}, indent=1))
+                                     "exit_codes": exits,
+                                     "bad_exit": bad_exit, "lost": lost,
+                                     "other_lost": other_lost}, indent=1))
 
 
 if __name__ == "__main__":

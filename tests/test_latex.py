@@ -97,6 +97,7 @@ def test_a_macro_pubcli_does_not_know_stays_visible(raw, shown):
     (r"input\slash output, {\TeX}{\Dash}what", "input/output, TeX—what"),
     (r"{\noopsort{1973a}}Title", "Title"),  # BibTeX's sort-key convention
     (r"see \url{https://x.org/a_b}", "see <https://x.org/a_b>"),  # pylatexenc, as before
+    (r"See \cite{knuth84} and \citep[see][ch.~2]{a,b}", "See [knuth84] and [see a,b, ch. 2]"),
     (r"hy\-phen\-ation", "hyphenation"),
     (r"Using \verb|\relax| here", r"Using \relax here"),
     (r"{\tt\char`\\parskip}", r"\parskip"),

@@ -123,7 +123,11 @@ _CHAR_RE = re.compile(r"\s*`\\?(.)", re.S)
 _PUNCT = {"{": "", "}": "", "~": " ", "--": "\u2013", "---": "\u2014",
           "``": "\u201c", "''": "\u201d"}
 
-_LETTER, _WORD, _SILENT, _SYMBOL, _DIMEN, _NODE, _UNKNOWN, _GOBBLE, _VERB = range(9)
+_LETTER, _WORD, _SILENT, _SYMBOL, _DIMEN, _NODE, _UNKNOWN, _GOBBLE, _VERB, _CITE = range(10)
+# Citations show their keys: "\\cite[p.~3]{knuth84}" -> "[knuth84, p. 3]".
+CITES = frozenset("""cite citep citet citealp citealt citeauthor citeyear Cite parencite
+    textcite autocite footcite smartcite supercite nocite""".split())
+_CITE_RE = re.compile(r"\*?\s*(?:\[([^\]]*)\])?\s*(?:\[([^\]]*)\])?\s*\{([^{}]*)\}")
 _GROUP_RE = re.compile(r"\s*(?:\{[^{}]*\}|\{(?:[^{}]|\{[^{}]*\})*\})?")
 _VERB_RE = re.compile(r"\*?([^A-Za-z\s*])(.*?)\1", re.S)
 
@@ -244,6 +248,16 @@ def _convert(s: str) -> str:
                 pos = _matched_end(_DIMEN_RE, s, pos)
         elif kind is _GOBBLE:
             pos = _matched_end(_GROUP_RE, s, pos)
+        elif kind is _CITE and (c := _CITE_RE.match(s, pos)):
+            pre, post, keys = c.group(1), c.group(2), c.group(3).strip()
+            if post is None:  # one optional argument is the postnote
+                pre, post = None, pre
+            if pre and pre.strip():
+                keys = _convert(pre).strip() + " " + keys
+            if post and post.strip():
+                keys += ", " + _convert(post).strip()
+            out.append(f"[{keys}]")
+            pos = c.end()
         elif kind is _VERB:
             v = _VERB_RE.match(s, pos)
             out.append(v.group(2) if v else name)
@@ -361,6 +375,8 @@ for _n in DIMENSIONED:
 for _n in GOBBLED:
     _RESOLVED[_n] = (_GOBBLE, "")
 _RESOLVED["verb"] = (_VERB, "")
+for _n in CITES:
+    _RESOLVED[_n] = (_CITE, "")
 
 
 def _resolve(name: str) -> tuple[int, str]:
