@@ -101,6 +101,8 @@ def cli_pairs(rev: str, sizes: list[int], pairs: int) -> dict:
     from gen_library import ensure_library
 
     old_src, new_src = before_tree(rev), ROOT / "src"
+    for src in (old_src, new_src):  # byte-compiled, as an installed pubcli is
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True)
     cache = OUT / "latex-cache"
     out: dict = {}
     for n in sizes:

@@ -23,22 +23,40 @@ import html
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
-_MATH_RE = re.compile(r"(?<!\\)(\$\$?)(.+?)(?<!\\)\1", re.S)
-_WS_RE = re.compile(r"\s+")
-_BARE_AMP_RE = re.compile(r"(?<!\\)&")
+class _Lazy:
+    """A regular expression compiled on first use: ``pubcli --help`` imports this
+    module, and a listing of plain titles never needs most of these patterns."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+
+    def __getattr__(self, name: str) -> Any:  # first use: compile, then plain attributes
+        rx = re.compile(*self._args)
+        for method in ("match", "fullmatch", "search", "sub", "finditer"):
+            setattr(self, method, getattr(rx, method))
+        return getattr(rx, name)
+
+
+def _lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return cast("re.Pattern[str]", _Lazy(pattern, flags))
+
+
+_MATH_RE = _lazy(r"(?<!\\)(\$\$?)(.+?)(?<!\\)\1", re.S)
+_WS_RE = _lazy(r"\s+")
+_BARE_AMP_RE = _lazy(r"(?<!\\)&")
 # The commonest accent forms (\"u, \'{e}, \c{c}, \v s): replaced before the scanner
 # runs, through a table filled on first sight. Braces around them are left to the
 # scanner (``\foo{\"u}`` still shows its argument).
-_ACCENT_FAST_RE = re.compile(r"(?<!\\)\\(?:[\"'`^~=.]\s*|[uvHckbdr](?:\s+|(?=\{)))"
+_ACCENT_FAST_RE = _lazy(r"(?<!\\)\\(?:[\"'`^~=.]\s*|[uvHckbdr](?:\s+|(?=\{)))"
                              r"(?:[A-Za-z]|\{[A-Za-z]\})")
 # What the scanner stops at: a control sequence, a brace, a tie, a dash, TeX quotes.
-_DOTLESS_RE = re.compile(r"\\([ij])(?![A-Za-z])")  # \i, \j under an accent: i, j
-_SPECIAL_RE = re.compile(r"\\(?:[A-Za-z]+|.)|[{}~]|---?|``|''", re.S)
+_DOTLESS_RE = _lazy(r"\\([ij])(?![A-Za-z])")  # \i, \j under an accent: i, j
+_SPECIAL_RE = _lazy(r"\\(?:[A-Za-z]+|.)|[{}~]|---?|``|''", re.S)
 # A TeX number or dimension after \kern, \hskip, \penalty, \accent ... (consumed).
 _NUM = r"[-+]?\s*(?:\d+\.?\d*|\.\d+)"
-_DIMEN_RE = re.compile(
+_DIMEN_RE = _lazy(
     rf"\s*(?:'[0-7]+|\"[0-9A-Fa-f]+|`\\?.|{_NUM}\s*(?:true\s*)?(?:pt|em|ex|mm|cm|in|bp|pc|dd|cc|sp|mu)?"
     rf"(?:\s*plus\s*{_NUM}\s*(?:pt|em|ex|fil+)?)?(?:\s*minus\s*{_NUM}\s*(?:pt|em|ex|fil+)?)?)?\s*")
 
@@ -110,14 +128,14 @@ SILENT = frozenset("""
 GOBBLED = frozenset("noopsort SortNoop sortnoop noop begin end label".split())
 
 # Font switches of plain TeX and TUGboat (\\eightrm, \\slnine, \\ssf, \\smc ...).
-_FONT_SWITCH_RE = re.compile(r"(?:five|six|seven|eight|nine|ten|twelve)?"
+_FONT_SWITCH_RE = _lazy(r"(?:five|six|seven|eight|nine|ten|twelve)?"
                              r"(?:rm|sl|it|bf|tt|sf|ssf|smc|sc|sltt|slc)"
                              r"(?:five|six|seven|eight|nine|ten|twelve)?", re.I)
 
 # Spacing with a dimension after it (``\\kern-.1em``): nothing shown.
 DIMENSIONED = frozenset("kern hskip vskip penalty raise lower mkern accent char".split())
 # ``\\char`\\x`` prints the character x (a number after \\char is consumed, unshown).
-_CHAR_RE = re.compile(r"\s*`\\?(.)", re.S)
+_CHAR_RE = _lazy(r"\s*`\\?(.)", re.S)
 
 # Quotes, dashes, ties and braces outside macros.
 _PUNCT = {"{": "", "}": "", "~": " ", "--": "\u2013", "---": "\u2014",
@@ -127,9 +145,9 @@ _LETTER, _WORD, _SILENT, _SYMBOL, _DIMEN, _NODE, _UNKNOWN, _GOBBLE, _VERB, _CITE
 # Citations show their keys: "\\cite[p.~3]{knuth84}" -> "[knuth84, p. 3]".
 CITES = frozenset("""cite citep citet citealp citealt citeauthor citeyear Cite parencite
     textcite autocite footcite smartcite supercite nocite""".split())
-_CITE_RE = re.compile(r"\*?\s*(?:\[([^\]]*)\])?\s*(?:\[([^\]]*)\])?\s*\{([^{}]*)\}")
-_GROUP_RE = re.compile(r"\s*(?:\{[^{}]*\}|\{(?:[^{}]|\{[^{}]*\})*\})?")
-_VERB_RE = re.compile(r"\*?([^A-Za-z\s*])(.*?)\1", re.S)
+_CITE_RE = _lazy(r"\*?\s*(?:\[([^\]]*)\])?\s*(?:\[([^\]]*)\])?\s*\{([^{}]*)\}")
+_GROUP_RE = _lazy(r"\s*(?:\{[^{}]*\}|\{(?:[^{}]|\{[^{}]*\})*\})?")
+_VERB_RE = _lazy(r"\*?([^A-Za-z\s*])(.*?)\1", re.S)
 
 
 def _plain(s: str) -> str:
