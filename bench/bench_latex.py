@@ -15,7 +15,7 @@ call is a first call. Prints, per set, the median over runs of the mean cost per
 With --cli SIZES, also times whole processes on generated libraries, warm parse cache:
 ``list --by year``, ``list --search learning --format keys`` and ``tag --search "deep
 learning" --add Bench --new --all --dry-run``, in interleaved before/after pairs ("before"
-runs this tree's src with latex.py and grouping.py taken from REV). Prints medians, the
+runs this tree's src with latex.py taken from REV). Prints medians, the
 median of the per-pair ratios and the peak RSS (MiB).
 """
 
@@ -85,14 +85,17 @@ COMMANDS = {
 
 
 def before_tree(rev: str) -> Path:
-    """This tree's src with latex.py and grouping.py as they were at ``rev``."""
+    """This tree's src with latex.py as it was at ``rev`` (plus a ``search_fold`` written
+    the old way, fold(to_text(v)), for today's grouping.py to import)."""
     dest = OUT / f"before-{rev}"
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(ROOT / "src", dest / "src")
-    for name in ("latex.py", "grouping.py"):
-        text = subprocess.run(["git", "show", f"{rev}:src/pubcli/{name}"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout
-        (dest / "src" / "pubcli" / name).write_text(text)
+    text = subprocess.run(["git", "show", f"{rev}:src/pubcli/latex.py"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+    if "def search_fold" not in text:
+        text += ("\n\ndef search_fold(raw: str) -> str:\n"
+                 "    return fold(to_text(raw)) if raw else \"\"\n")
+    (dest / "src" / "pubcli" / "latex.py").write_text(text)
     return dest / "src"
 
 

@@ -25,6 +25,90 @@ import unicodedata
 from functools import lru_cache
 from typing import Any, cast
 
+# ---------------------------------------------------------------- the tables
+# Accent macros -> combining mark (applied to the next letter or braced letter).
+ACCENTS = {
+    '"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303",
+    "=": "\u0304", ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b",
+    "c": "\u0327", "k": "\u0328", "d": "\u0323", "b": "\u0331", "r": "\u030a",
+}
+
+# Letters written as macros: part of a word, so the space after them is TeX's
+# delimiter and is dropped (``Stra\ss e`` -> "Straße").
+LETTERS = {
+    "ss": "ß", "SS": "SS", "o": "ø", "O": "Ø", "aa": "å", "AA": "Å", "ae": "æ", "AE": "Æ",
+    "oe": "œ", "OE": "Œ", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ", "dh": "ð", "DH": "Ð",
+    "th": "þ", "TH": "Þ", "ng": "ŋ", "NG": "Ŋ", "dj": "đ", "DJ": "Đ",
+}
+
+# Logos and words: shown as their names. A space after one is dropped before a
+# lowercase letter, as TeX does (``\TeX nische`` -> "TeXnische"), and kept before
+# anything else (``\TeX Northeast``): real files mean a word break there.
+WORDS = {
+    "TeX": "TeX", "LaTeX": "LaTeX", "LaTeXe": "LaTeX2e", "LaTeXTeX": "(La)TeX",
+    "AllTeX": "(La)TeX", "BibTeX": "BibTeX", "BibTex": "BibTeX", "biber": "Biber",
+    "biblatex": "biblatex", "BibLaTeX": "BibLaTeX",
+    "AmSTeX": "AMS-TeX", "AMSTeX": "AMS-TeX", "AMSTEX": "AMS-TeX",
+    "AmSLaTeX": "AMS-LaTeX", "AMSLaTeX": "AMS-LaTeX", "AmS": "AMS", "AMS": "AMS",
+    "LAMSTeX": "LAMS-TeX", "METAFONT": "METAFONT", "MF": "METAFONT", "slMF": "METAFONT",
+    "METAPOST": "MetaPost", "MetaPost": "MetaPost", "MP": "MetaPost",
+    "ConTeXt": "ConTeXt", "CONTEXT": "ConTeXt", "XeTeX": "XeTeX", "XeLaTeX": "XeLaTeX",
+    "LuaTeX": "LuaTeX", "LuaLaTeX": "LuaLaTeX", "pdfTeX": "pdfTeX", "pdfLaTeX": "pdfLaTeX",
+    "eTeX": "e-TeX", "ExTeX": "ExTeX", "SliTeX": "SliTeX", "PiCTeX": "PiCTeX", "PiC": "PiC",
+    "LyX": "LyX", "TikZ": "TikZ", "PS": "PostScript", "POSTSCRIPT": "PostScript",
+    "PDF": "PDF", "TUB": "TUGboat", "TUG": "TUG", "CTAN": "CTAN", "XyMTeX": "XyMTeX",
+    "Xy": "Xy", "MakeIndex": "MakeIndex", "OMEGA": "Omega",
+}
+
+# Punctuation, spaces and escaped characters (the space after a word-named one drops).
+SYMBOLS = {
+    "&": "&", "%": "%", "_": "_", "$": "$", "#": "#", "{": "{", "}": "}",
+    " ": " ", "\n": " ", "\t": " ", ",": " ", ";": " ", ":": " ", ">": " ", "\\": " ",
+    "-": "", "/": "", "@": "", "!": "",
+    "slash": "/", "hyphen": "-", "Dash": "\u2014", "dash": "\u2013", "emdash": "\u2014",
+    "endash": "\u2013", "textendash": "\u2013", "textemdash": "\u2014",
+    "ldots": "\u2026", "dots": "\u2026", "textellipsis": "\u2026",
+    "S": "\u00a7", "P": "\u00b6", "dag": "\u2020", "ddag": "\u2021", "copyright": "\u00a9",
+    "textcopyright": "\u00a9", "pounds": "\u00a3", "textregistered": "\u00ae",
+    "texttrademark": "\u2122",
+    "thinspace": " ", "enspace": " ", "quad": " ", "qquad": " ", "space": " ",
+    "newline": " ", "linebreak": " ", "break": " ", "par": " ", "hfil": " ", "hfill": " ",
+    "textbackslash": "\\", "bs": "\\", "textasciitilde": "~", "textquoteleft": "\u2018",
+    "textquoteright": "\u2019", "textquotedblleft": "\u201c", "textquotedblright": "\u201d",
+}
+
+# Formatting with no text of its own: dropped, and a braced argument shows as it is.
+# (Plain TeX's and TUGboat's font switches, \eightrm, \slnine, \ssf, \smc, are matched
+# by _FONT_SWITCH_RE below.)
+SILENT = frozenset("""
+    mbox hbox vbox fbox makebox text textrm textit textbf textsl textsf texttt textsc textup
+    textmd textnormal emph underline uppercase lowercase MakeUppercase MakeLowercase
+    textsuperscript textsubscript ensuremath acro pkg pgm cs file smash
+    em it sl bf tt sf sc rm md up normalfont itshape slshape bfseries ttfamily sffamily
+    scshape rmfamily upshape mdseries small footnotesize scriptsize tiny large Large LARGE
+    huge Huge normalsize
+    protect relax unskip ignorespaces nobreak allowbreak null strut noindent leavevmode
+    nolinebreak nopagebreak hss
+""".split())
+
+# Sort keys (BibTeX's \noopsort convention) and environment names: the braced
+# argument is not text to read.
+GOBBLED = frozenset("noopsort SortNoop sortnoop noop begin end label".split())
+
+# A number or dimension follows (``\kern-.1em``, ``\penalty10000``, ``\accent'27``):
+# consumed, nothing shown (but ``\char`\x`` shows the x).
+DIMENSIONED = frozenset("kern hskip vskip penalty raise lower mkern accent char".split())
+
+# Citations show their keys: ``\cite[p.~3]{knuth84}`` -> "[knuth84, p. 3]".
+CITES = frozenset("""cite citep citet citealp citealt citeauthor citeyear Cite parencite
+    textcite autocite footcite smartcite supercite nocite""".split())
+
+# Quotes, dashes, ties and braces outside macros.
+_PUNCT = {"{": "", "}": "", "~": " ", "--": "\u2013", "---": "\u2014",
+          "``": "\u201c", "''": "\u201d"}
+
+
+# ---------------------------------------------------------------- the patterns
 class _Lazy:
     """A regular expression compiled on first use: ``pubcli --help`` imports this
     module, and a listing of plain titles never needs most of these patterns."""
@@ -46,108 +130,29 @@ def _lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
 _MATH_RE = _lazy(r"(?<!\\)(\$\$?)(.+?)(?<!\\)\1", re.S)
 _WS_RE = _lazy(r"\s+")
 _BARE_AMP_RE = _lazy(r"(?<!\\)&")
-# The commonest accent forms (\"u, \'{e}, \c{c}, \v s): replaced before the scanner
-# runs, through a table filled on first sight. Braces around them are left to the
+# The commonest accent forms (\"u, \'{e}, \c{c}, \v s), replaced before the scanner
+# runs through a table filled on first sight. Braces around them are left to the
 # scanner (``\foo{\"u}`` still shows its argument).
 _ACCENT_FAST_RE = _lazy(r"(?<!\\)\\(?:[\"'`^~=.]\s*|[uvHckbdr](?:\s+|(?=\{)))"
-                             r"(?:[A-Za-z]|\{[A-Za-z]\})")
+                        r"(?:[A-Za-z]|\{[A-Za-z]\})")
 # What the scanner stops at: a control sequence, a brace, a tie, a dash, TeX quotes.
-_DOTLESS_RE = _lazy(r"\\([ij])(?![A-Za-z])")  # \i, \j under an accent: i, j
 _SPECIAL_RE = _lazy(r"\\(?:[A-Za-z]+|.)|[{}~]|---?|``|''", re.S)
-# A TeX number or dimension after \kern, \hskip, \penalty, \accent ... (consumed).
+_DOTLESS_RE = _lazy(r"\\([ij])(?![A-Za-z])")  # \i, \j under an accent: i, j
 _NUM = r"[-+]?\s*(?:\d+\.?\d*|\.\d+)"
-_DIMEN_RE = _lazy(
-    rf"\s*(?:'[0-7]+|\"[0-9A-Fa-f]+|`\\?.|{_NUM}\s*(?:true\s*)?(?:pt|em|ex|mm|cm|in|bp|pc|dd|cc|sp|mu)?"
-    rf"(?:\s*plus\s*{_NUM}\s*(?:pt|em|ex|fil+)?)?(?:\s*minus\s*{_NUM}\s*(?:pt|em|ex|fil+)?)?)?\s*")
-
-# Accent macros -> combining mark (applied to the next letter or braced letter).
-ACCENTS = {
-    '"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303",
-    "=": "\u0304", ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b",
-    "c": "\u0327", "k": "\u0328", "d": "\u0323", "b": "\u0331", "r": "\u030a",
-}
-
-# Letters written as macros: part of a word, so the space after them is TeX's
-# delimiter and is dropped (``Stra\ss e`` -> "Straße").
-LETTERS = {
-    "ss": "ß", "SS": "SS", "o": "ø", "O": "Ø", "aa": "å", "AA": "Å", "ae": "æ", "AE": "Æ",
-    "oe": "œ", "OE": "Œ", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ", "dh": "ð", "DH": "Ð",
-    "th": "þ", "TH": "Þ", "ng": "ŋ", "NG": "Ŋ", "dj": "đ", "DJ": "Đ",
-}
-
-# Logos and words: shown as their names. A space after one is dropped before a
-# lowercase letter, as TeX does (``\\TeX nische`` -> "TeXnische"), and kept before
-# anything else (``\\TeX Northeast``): real files mean a word break there.
-WORDS = {
-    "TeX": "TeX", "LaTeX": "LaTeX", "LaTeXe": "LaTeX2e", "LaTeXTeX": "(La)TeX",
-    "AllTeX": "(La)TeX", "BibTeX": "BibTeX", "BibTex": "BibTeX", "biber": "Biber",
-    "biblatex": "biblatex", "BibLaTeX": "BibLaTeX",
-    "AmSTeX": "AMS-TeX", "AMSTeX": "AMS-TeX", "AMSTEX": "AMS-TeX",
-    "AmSLaTeX": "AMS-LaTeX", "AMSLaTeX": "AMS-LaTeX", "AmS": "AMS", "AMS": "AMS",
-    "LAMSTeX": "LAMS-TeX", "METAFONT": "METAFONT", "MF": "METAFONT", "slMF": "METAFONT",
-    "METAPOST": "MetaPost", "MetaPost": "MetaPost", "MP": "MetaPost",
-    "ConTeXt": "ConTeXt", "CONTEXT": "ConTeXt", "XeTeX": "XeTeX", "XeLaTeX": "XeLaTeX",
-    "LuaTeX": "LuaTeX", "LuaLaTeX": "LuaLaTeX", "pdfTeX": "pdfTeX", "pdfLaTeX": "pdfLaTeX",
-    "eTeX": "e-TeX", "ExTeX": "ExTeX", "SliTeX": "SliTeX", "PiCTeX": "PiCTeX", "PiC": "PiC",
-    "LyX": "LyX", "TikZ": "TikZ", "PS": "PostScript", "POSTSCRIPT": "PostScript",
-    "PDF": "PDF", "TUB": "TUGboat", "TUG": "TUG", "CTAN": "CTAN", "XyMTeX": "XyMTeX",
-    "Xy": "Xy", "MakeIndex": "MakeIndex", "OMEGA": "Omega",
-}
-
-# Punctuation, spaces and escaped characters.
-SYMBOLS = {
-    "&": "&", "%": "%", "_": "_", "$": "$", "#": "#", "{": "{", "}": "}",
-    " ": " ", "\n": " ", "\t": " ", ",": " ", ";": " ", ":": " ", ">": " ", "\\": " ",
-    "-": "", "/": "", "@": "", "!": "",
-    "slash": "/", "hyphen": "-", "Dash": "\u2014", "dash": "\u2013", "emdash": "\u2014",
-    "endash": "\u2013", "textendash": "\u2013", "textemdash": "\u2014",
-    "ldots": "\u2026", "dots": "\u2026", "textellipsis": "\u2026",
-    "S": "\u00a7", "P": "\u00b6", "dag": "\u2020", "ddag": "\u2021", "copyright": "\u00a9",
-    "textcopyright": "\u00a9", "pounds": "\u00a3", "textregistered": "\u00ae",
-    "texttrademark": "\u2122",
-    "thinspace": " ", "enspace": " ", "quad": " ", "qquad": " ", "space": " ",
-    "newline": " ", "linebreak": " ", "break": " ", "par": " ", "hfil": " ", "hfill": " ",
-    "textbackslash": "\\", "bs": "\\", "textasciitilde": "~", "textquoteleft": "\u2018",
-    "textquoteright": "\u2019", "textquotedblleft": "\u201c", "textquotedblright": "\u201d",
-}
-
-# Formatting with no text of its own: dropped, and a braced argument shows as it is.
-SILENT = frozenset("""
-    mbox hbox vbox fbox makebox text textrm textit textbf textsl textsf texttt textsc textup
-    textmd textnormal emph underline uppercase lowercase MakeUppercase MakeLowercase
-    textsuperscript textsubscript ensuremath acro pkg pgm cs file smash
-    em it sl bf tt sf sc rm md up normalfont itshape slshape bfseries ttfamily sffamily
-    scshape rmfamily upshape mdseries small footnotesize scriptsize tiny large Large LARGE
-    huge Huge normalsize
-    protect relax unskip ignorespaces nobreak allowbreak null strut noindent leavevmode
-    nolinebreak nopagebreak hss
-""".split())
-
-# Sort keys (BibTeX's \\noopsort convention) and environment names: the braced
-# argument is not text to read.
-GOBBLED = frozenset("noopsort SortNoop sortnoop noop begin end label".split())
-
-# Font switches of plain TeX and TUGboat (\\eightrm, \\slnine, \\ssf, \\smc ...).
-_FONT_SWITCH_RE = _lazy(r"(?:five|six|seven|eight|nine|ten|twelve)?"
-                             r"(?:rm|sl|it|bf|tt|sf|ssf|smc|sc|sltt|slc)"
-                             r"(?:five|six|seven|eight|nine|ten|twelve)?", re.I)
-
-# Spacing with a dimension after it (``\\kern-.1em``): nothing shown.
-DIMENSIONED = frozenset("kern hskip vskip penalty raise lower mkern accent char".split())
-# ``\\char`\\x`` prints the character x (a number after \\char is consumed, unshown).
+_UNIT = r"(?:true\s*)?(?:pt|em|ex|mm|cm|in|bp|pc|dd|cc|sp|mu)"
+_DIMEN_RE = _lazy(rf"\s*(?:'[0-7]+|\"[0-9A-Fa-f]+|`\\?.|{_NUM}\s*{_UNIT}?"
+                  rf"(?:\s*plus\s*{_NUM}\s*(?:{_UNIT}|fil+)?)?"
+                  rf"(?:\s*minus\s*{_NUM}\s*(?:{_UNIT}|fil+)?)?)?\s*")
 _CHAR_RE = _lazy(r"\s*`\\?(.)", re.S)
-
-# Quotes, dashes, ties and braces outside macros.
-_PUNCT = {"{": "", "}": "", "~": " ", "--": "\u2013", "---": "\u2014",
-          "``": "\u201c", "''": "\u201d"}
-
-_LETTER, _WORD, _SILENT, _SYMBOL, _DIMEN, _NODE, _UNKNOWN, _GOBBLE, _VERB, _CITE = range(10)
-# Citations show their keys: "\\cite[p.~3]{knuth84}" -> "[knuth84, p. 3]".
-CITES = frozenset("""cite citep citet citealp citealt citeauthor citeyear Cite parencite
-    textcite autocite footcite smartcite supercite nocite""".split())
+_FONT_SWITCH_RE = _lazy(r"(?:five|six|seven|eight|nine|ten|twelve)?"
+                        r"(?:rm|sl|it|bf|tt|sf|ssf|smc|SMC|sc|sltt|slc)"
+                        r"(?:five|six|seven|eight|nine|ten|twelve)?")
 _CITE_RE = _lazy(r"\*?\s*(?:\[([^\]]*)\])?\s*(?:\[([^\]]*)\])?\s*\{([^{}]*)\}")
-_GROUP_RE = _lazy(r"\s*(?:\{[^{}]*\}|\{(?:[^{}]|\{[^{}]*\})*\})?")
+_GROUP_RE = _lazy(r"\s*(?:\{(?:[^{}]|\{[^{}]*\})*\})?")
 _VERB_RE = _lazy(r"\*?([^A-Za-z\s*])(.*?)\1", re.S)
+
+# How the scanner shows a macro (what _resolve returns, with a replacement text).
+_LETTER, _WORD, _SILENT, _SYMBOL, _DIMEN, _NODE, _UNKNOWN, _GOBBLE, _VERB, _CITE = range(10)
 
 
 def _plain(s: str) -> str:
@@ -406,6 +411,8 @@ def _resolve(name: str) -> tuple[int, str]:
 
 def _ask_pylatexenc(name: str) -> tuple[int, str]:
     """How to show a macro the tables do not know, from pylatexenc's databases."""
+    if _FONT_SWITCH_RE.fullmatch(name):
+        return _SILENT, ""
     text_db, parse_db, _ = _pylatexenc()
     spec = text_db.get_macro_spec(name)
     parsed = parse_db.get_macro_spec(name)
@@ -413,9 +420,7 @@ def _ask_pylatexenc(name: str) -> tuple[int, str]:
     takes_args = bool(argspec)
     if spec is None:
         # pylatexenc would drop it (and any arguments it knows of): keep it visible
-        if takes_args or (_FONT_SWITCH_RE.fullmatch(name) and name != "SC"):
-            return _SILENT, ""
-        return _UNKNOWN, ""
+        return (_SILENT if takes_args else _UNKNOWN), ""
     repl = getattr(spec, "simplify_repl", None)
     if repl is None:  # shown as its arguments (\emph-like)
         return _SILENT, ""
@@ -433,7 +438,7 @@ def _pylatexenc() -> tuple[Any, Any, Any]:
 
     from pylatexenc import latex2text, latexwalker
 
-    # pylatexenc logs a warning for a macro missing its argument ("\\url" alone): the
+    # pylatexenc logs a warning for a macro missing its argument ("\url" alone): the
     # text is still shown, and a listing is no place for a library's log lines
     log = logging.getLogger("pylatexenc")
     log.addHandler(logging.NullHandler())
