@@ -103,6 +103,8 @@ DIMENSIONED = frozenset("kern hskip vskip penalty raise lower mkern accent char"
 CITES = frozenset("""cite citep citet citealp citealt citeauthor citeyear Cite parencite
     textcite autocite footcite smartcite supercite nocite""".split())
 
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
 # Quotes, dashes, ties and braces outside macros.
 _PUNCT = {"{": "", "}": "", "~": " ", "--": "\u2013", "---": "\u2014",
           "``": "\u201c", "''": "\u201d"}
@@ -130,11 +132,14 @@ def _lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
 _MATH_RE = _lazy(r"(?<!\\)(\$\$?)(.+?)(?<!\\)\1", re.S)
 _WS_RE = _lazy(r"\s+")
 _BARE_AMP_RE = _lazy(r"(?<!\\)&")
-# The commonest accent forms (\"u, \'{e}, \c{c}, \v s), replaced before the scanner
-# runs through a table filled on first sight. Braces around them are left to the
-# scanner (``\foo{\"u}`` still shows its argument).
-_ACCENT_FAST_RE = _lazy(r"(?<!\\)\\(?:[\"'`^~=.]\s*|[uvHckbdr](?:\s+|(?=\{)))"
-                        r"(?:[A-Za-z]|\{[A-Za-z]\})")
+# The commonest forms, accents (\"u, \'{e}, \c{c}, \v s) and letters ({\o}, \ss),
+# replaced before the scanner runs, through tables. Braces around them are left to
+# the scanner (``\foo{\"u}`` still shows its argument). \i and \j are left to it too:
+# under an accent they are i and j.
+_FAST_RE = _lazy(r"(?<!\\)\\(?:(?:[\"'`^~=.]\s*|[uvHckbdr](?:\s+|(?=\{)))"
+                 r"(?:[A-Za-z]|\{[A-Za-z]\})"
+                 r"|(ss|SS|o|O|aa|AA|ae|AE|oe|OE|l|L|dh|DH|th|TH|ng|NG|dj|DJ)(?![A-Za-z])"
+                 r"[ \t\r\n]*)")
 # What the scanner stops at: a control sequence, a brace, a tie, a dash, TeX quotes.
 _SPECIAL_RE = _lazy(r"\\(?:[A-Za-z]+|.)|[{}~]|---?|``|''", re.S)
 _DOTLESS_RE = _lazy(r"\\([ij])(?![A-Za-z])")  # \i, \j under an accent: i, j
@@ -226,7 +231,7 @@ def _convert(s: str) -> str:
         return ""
     if "\\" not in s:
         return _plain(s)
-    s = _ACCENT_FAST_RE.sub(_accent_fast, s)
+    s = _FAST_RE.sub(_fast, s)
     if "\\" not in s:
         return _plain(s)
     out: list[str] = []
@@ -308,8 +313,13 @@ class _AccentTable(dict):
 _ACCENTED = _AccentTable()
 
 
-def _accent_fast(m: re.Match[str]) -> str:
-    return _ACCENTED[m.group()]
+def _fast(m: re.Match[str]) -> str:
+    letter = m.group(1)
+    out = LETTERS[letter] if letter else _ACCENTED[m.group()]
+    i = m.start()
+    if i and m.string[i - 1] in _ASCII_LETTERS:  # "\foo\'x": not one macro "\foox"
+        return "{}" + out
+    return out
 
 
 def _skip_spaces(s: str, pos: int) -> int:
