@@ -64,9 +64,18 @@ def export_command(
         pubcli export markdown --by year --year 2015.. > PUBLICATIONS.md
     """
     from .. import config, store
-    from ..exporters import build_page, get
+    from ..errors import ValidationError, WriteError
+    from ..exporters import build_page, get, output as out_file
 
     path = common.library_path(library)
+    to_stdout = output is None or str(output) == "-"
+    if to_stdout and format is ExportFormat.html and common.stdout_is_terminal():
+        raise ValidationError("not writing an HTML page to the terminal; "
+                              "use -o FILE or redirect (> index.html)")
+    if not to_stdout:
+        why = out_file.refusal(output, path)
+        if why:
+            raise WriteError(f"{why}; nothing was written", path=output)
     filters = common.build_filters(area, type_, year, author, search)
     lib = store.load(path)
     common.report_problems(lib)
@@ -77,7 +86,7 @@ def export_command(
                       owner=owner or cfg.owner, role=cfg.role, area_order=cfg.areas,
                       stamp=_stamp() if stamp else None)
     data = get(format.value).render(page, template).encode("utf-8")
-    if output is None or str(output) == "-":
+    if to_stdout:
         out = getattr(sys.stdout, "buffer", None)
         sys.stdout.flush()
         if out is not None:
@@ -86,7 +95,7 @@ def export_command(
         else:
             sys.stdout.write(data.decode("utf-8"))
     else:
-        _write(output, data)
+        out_file.write(output, data, library=path)
         common.note(f"wrote {output} ({page.total} publication{'s' if page.total != 1 else ''})")
     if not lib.records:
         common.note(f"{path} holds no publications yet; add one with 'pubcli add'")
@@ -109,20 +118,6 @@ def _stamp() -> str:
     else:
         when = datetime.now(timezone.utc)
     return when.strftime("%Y-%m-%d")
-
-
-def _write(output: Path, data: bytes) -> None:
-    from .. import store
-    from ..errors import WriteError
-
-    if output.is_dir():
-        raise WriteError("is a folder; give a file name such as index.html", path=output)
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WriteError(f"cannot create the folder: {exc.strerror or exc}",
-                         path=output.parent) from None
-    store.atomic_write(output, data)
 
 
 def register(app: typer.Typer) -> None:
