@@ -354,9 +354,12 @@ class Checker(HTMLParser):
         self.tags.append((tag, a))
         if "id" in a:
             self.ids.append(a["id"])
-        for name in ("aria-controls", "aria-labelledby", "aria-describedby", "for"):
+        for name in ("aria-controls", "aria-labelledby", "aria-describedby", "for",
+                     "data-ref"):
             if name in a:
                 self.refs.append(a[name])
+        if a.get("href", "").startswith("#") and len(a["href"]) > 1:
+            self.refs.append(a["href"][1:])
         self.handlers += [n for n in a if n.startswith("on")]
         if tag == "p" and self.stack and self.stack[-1] == "p":
             self.errors.append("p inside p")
@@ -427,13 +430,43 @@ def test_html_is_valid_self_contained_and_accessible(cli, library):
     assert 'name="viewport"' in page
 
 
-def test_html_shows_each_entrys_verbatim_bibtex(cli, library):
+def test_html_shows_each_entrys_verbatim_bibtex_once(cli, library):
     page = export(cli, "html", "-l", library)
     lib = store.load(library)
     blocks = [html.unescape(b) for b in re.findall(r"<pre><code>(.*?)</code></pre>", page, re.S)]
-    assert len(blocks) == 1 + 20 + 29 + 20  # featured + by year + by area + by type
+    assert len(blocks) == 20  # not once per listing (featured + by year + by area + by type)
     for rec in lib.records:
         assert store.source_text(lib, rec) in blocks
+
+
+def test_every_other_listing_refers_to_the_one_full_entry(cli, library):
+    page = export(cli, "html", "-l", library)
+    homes = re.findall(r'<li class="pub" id="([^"]+)" data-key="([^"]+)">', page)
+    assert len(homes) == 20 and len({k for _, k in homes}) == 20
+    refs = re.findall(r'<li class="pub ref" data-ref="([^"]+)"><p class="title">'
+                      r'<a href="#([^"]+)">', page)
+    # featured 1 + by area 29 + by type 20; the by-year listing holds the homes
+    assert len(refs) == 1 + 29 + 20 and all(a == b for a, b in refs)
+    year = page[page.index('id="by-year"'):page.index('id="by-area"')]
+    assert 'class="pub ref"' not in year and year.count('class="pub"') == 20
+    check_html(page)  # every data-ref and #link names an id on the page
+
+
+def test_page_grows_by_under_2_kb_per_entry(cli, tmp_path):
+    """A generated library of 300 entries, each in two areas with 8 authors."""
+    def lib(n: int) -> Path:
+        text = "".join(
+            f"@inproceedings{{k{i},\n  author = {{" +
+            " and ".join(f"M{{\\\"u}}ller{j}, J{{\\'e}}r{i}" for j in range(8)) +
+            f"}},\n  title = {{A {{GPU}} Study of Scalable Learning Systems, Part {i}}},\n"
+            f"  booktitle = {{International Symposium on Computer Architecture}},\n"
+            f"  year = {{{2000 + i % 25}}},\n  month = may,\n  doi = {{10.1000/x{i}}},\n"
+            f"  keywords = {{Artificial intelligence, Systems and networking}},\n}}\n\n"
+            for i in range(n))
+        return write(tmp_path / f"lib{n}.bib", text)
+    small = len(export(cli, "html", "-l", lib(1)).encode())
+    big = len(export(cli, "html", "-l", lib(301)).encode())
+    assert (big - small) / 300 < 2048
 
 
 def test_html_escapes_every_field(cli, hostile):

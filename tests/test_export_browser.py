@@ -230,3 +230,34 @@ def test_without_javascript_every_grouping_is_shown(exported, opened):
     assert not p.page.locator("[role=tablist]").is_visible()
     assert not p.page.get_by_label("Search publications").is_visible()
     assert p.page.locator(".bibtex summary").first.is_visible()  # <details> needs no script
+
+
+def test_other_listings_show_the_full_entry_from_its_one_copy(exported, opened, library):
+    lib = store.load(library)
+    source = store.source_text(lib, next(r for r in lib.records
+                                         if r.key == "ovtcharov2015accelerating"))
+    p = opened(exported())
+    pg = p.page
+    pg.get_by_role("tab", name="By research area").click()
+    items = pg.locator("#by-area li.pub[data-key='ovtcharov2015accelerating']")
+    assert items.count() == 4  # one per research area, each filled from the home entry
+    second = items.nth(1)
+    assert second.locator(".authors").inner_text().startswith("Kalin Ovtcharov")
+    second.locator(".bibtex summary").click()
+    assert second.locator(".bibtex pre").evaluate("e => e.textContent") == source
+    # the search still finds it in every listing
+    pg.get_by_label("Search publications").fill("ovtcharov2015accelerating")
+    expect(pg.locator("#status")).to_have_text(re.compile(r"^1 of 20 "))
+    assert p.visible_keys("#by-area") == ["ovtcharov2015accelerating"] * 4
+    assert p.errors == []
+
+
+def test_without_javascript_a_reference_links_to_the_full_entry(exported, opened):
+    p = opened(exported(), java_script_enabled=False)
+    pg = p.page
+    ref = pg.locator("#by-area li.ref").first
+    target = ref.locator(".title a").get_attribute("href")
+    ref.locator(".title a").click()
+    home = pg.locator(target)
+    assert home.locator(".bibtex summary").is_visible() and home.locator(".authors").count() == 1
+    assert pg.evaluate("location.hash") == target

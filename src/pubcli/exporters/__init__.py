@@ -77,12 +77,13 @@ def _once_filter():
 
     An entry reads the same in every group it appears in, so a page of 10k
     entries renders 10k entries, not one per group membership."""
-    done: dict[int, object] = {}
+    done: dict[tuple[int, str], object] = {}
 
     def once(entry, macro):
-        out = done.get(id(entry))
+        key = (id(entry), getattr(macro, "name", ""))
+        out = done.get(key)
         if out is None:
-            out = done[id(entry)] = macro(entry)
+            out = done[key] = macro(entry)
         return out
     return once
 

@@ -57,6 +57,34 @@ def _escaped(text: str) -> str:
     return str(escape(text))  # names recur from entry to entry
 
 
+def ref(e) -> Markup:
+    """A listing that refers to the entry's full rendering (its home, ``#anchor``):
+    without JavaScript a linked title and the venue line; the page script fills in
+    a copy of the home entry when the listing is shown. (``anchor`` is a slug:
+    ``[a-z0-9-]`` only.)"""
+    venue = f'<p class="venue">{_escaped(e.venue_line)}</p>' if e.venue_line else ""
+    return Markup(f'<li class="pub ref" data-ref="{e.anchor}"><p class="title">'
+                  f'<a href="#{e.anchor}">{rich(e.title) or _escaped(e.key)}</a></p>'
+                  f'{venue}</li>\n')
+
+
+def _ref_filter():
+    """``e|ref``, built once per entry and render (an entry has several listings)."""
+    done: dict[int, Markup] = {}
+
+    def cached(e) -> Markup:
+        out = done.get(id(e))
+        if out is None:
+            out = done[id(e)] = ref(e)
+        return out
+    return cached
+
+
+def pre(text: str) -> Markup:
+    """Text for element content (``<pre>``): only ``&``, ``<`` and ``>`` need escaping."""
+    return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
 def csp_hash(text: str) -> str:
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return "sha256-" + base64.b64encode(digest).decode("ascii")
@@ -69,6 +97,8 @@ def environment(loader):
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["rich"] = rich
     env.filters["authors"] = authors
+    env.filters["pre"] = pre
+    env.filters["ref"] = _ref_filter()
     return env
 
 

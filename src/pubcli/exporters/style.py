@@ -68,6 +68,8 @@ class Entry:
     bibtex: str
     areas: list[str]
     featured: bool
+    anchor: str = ""   # the page-wide id of the entry's one full rendering
+    home: str = ""     # slug of the group that holds that rendering
 
     @property
     def venue_line(self) -> str:
@@ -335,8 +337,26 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
             groups.append(Group(gname, _unique(f"{slug}-{slugify(gname)}", used),
                                 [cache[id(r)] for r in recs]))
         sections.append(Section(name, title, tab, slug, groups))
+    _place(entries, sections, used)
     return Page(owner=owner, role=role, featured=[e for e in entries if e.featured],
                 sections=sections, total=len(entries), stamp=stamp, entries=entries)
+
+
+def _place(entries: list[Entry], sections: list[Section], used: set[str]) -> None:
+    """Give every entry one home: the first group (in page order) that lists it holds
+    its full rendering (details, abstract, BibTeX); every other listing, the featured
+    one included, refers to it by ``anchor``. Entries in no group live in Featured."""
+    for e in entries:
+        e.anchor = _unique(f"p-{slugify(e.key)}", used)
+        e.home = ""
+    for s in sections:
+        for g in s.groups:
+            for e in g.entries:
+                if not e.home:
+                    e.home = g.slug
+    for e in entries:
+        if not e.home:
+            e.home = "featured"
 
 
 def _unique(slug: str, used: set[str]) -> str:
