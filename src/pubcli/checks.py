@@ -18,6 +18,8 @@ What is checked (``code``, severity):
 * ``bad-doi`` / ``bad-url`` (warning): a DOI that is not ``10.NNNN/suffix``
   (an ``https://doi.org/`` or ``doi:`` prefix is accepted), a URL that is not
   ``http(s)://`` or ``ftp://`` without spaces;
+* ``bad-link`` (warning): a resource link (``url_pdf``, ``slides``...; see
+  :mod:`pubcli.resources`) that is neither ``http(s)://`` nor a relative path;
 * ``unknown-area`` (warning): a research area (``keywords``) outside the
   configured vocabulary, when ``areas`` is given;
 * ``possible-duplicate`` (warning): with ``dedupe=True``, entries that
@@ -33,6 +35,7 @@ from typing import Iterable, Sequence
 
 from .library import Library
 from .model import AREA_FIELD, KNOWN_TYPES, REQUIRED_FIELDS, Record, split_areas
+from .resources import link_problem, resource_fields
 
 ERROR = "error"
 WARNING = "warning"
@@ -146,6 +149,10 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
     if url is not None and not _URL_RE.fullmatch(url.strip()):
         add("url", "bad-url", f"entry '{rec.key}': URL {url!r} is not an http(s):// or "
                               "ftp:// address without spaces")
+    for name in resource_fields(fields):
+        why = link_problem(fields[name])
+        if why:
+            add(name, "bad-link", f"entry '{rec.key}': link {name} = {fields[name]!r} {why}")
     if vocabulary:
         for area in split_areas(fields.get(AREA_FIELD)):
             if area.casefold() in vocabulary:

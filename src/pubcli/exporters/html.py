@@ -85,6 +85,29 @@ def pre(text: str) -> Markup:
     return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
 
 
+def cite(e) -> Markup:
+    """The entry's reference in its citation style, the title linked when it has a URL."""
+    c = e.cite
+    title = rich(c.title)
+    if title and e.title_url:
+        title = Markup(f'<a href="{escape(e.title_url)}">{title}</a>')
+    elif title:
+        title = Markup(f'<span class="title">{title}</span>')
+    return Markup(f"{rich(c.before)}{title}{rich(c.after)}")
+
+
+def facets(e, page) -> Markup:
+    """``e|facets(page)``: ` data-y="2024" data-t="1" data-a="0 2"`: year, and indexes
+    into the page's ``facet_types`` / ``facet_areas`` (listed once, on <main>)."""
+    types, areas = page.facet_index
+    idx = " ".join(str(areas[a]) for a in e.areas if a in areas)
+    out = f' data-y="{e.year}"' if e.year else ""
+    t = types.get(e.type_group)
+    if t is not None:
+        out += f' data-t="{t}"'
+    return Markup(out + (f' data-a="{idx}"' if idx else ""))
+
+
 def csp_hash(text: str) -> str:
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return "sha256-" + base64.b64encode(digest).decode("ascii")
@@ -99,6 +122,8 @@ def environment(loader):
     env.filters["authors"] = authors
     env.filters["pre"] = pre
     env.filters["ref"] = _ref_filter()
+    env.filters["cite"] = cite
+    env.filters["facets"] = facets
     return env
 
 
