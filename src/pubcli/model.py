@@ -46,6 +46,7 @@ class ListFormat(str, Enum):
     csv = "csv"
     keys = "keys"
     bibtex = "bibtex"
+    csl_json = "csl-json"
 
 
 # Entry types grouped under a readable name, in display order.

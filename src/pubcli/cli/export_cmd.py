@@ -1,4 +1,4 @@
-"""pubcli export: the publications page as HTML or Markdown."""
+"""pubcli export: the publications page as HTML or Markdown, or the library as CSL-JSON."""
 
 from __future__ import annotations
 
@@ -10,18 +10,23 @@ from typing import List, Optional
 
 import typer
 
+from ..styles import CitationStyle
 from . import common
 
 
 class ExportFormat(str, Enum):
     html = "html"
     markdown = "markdown"
+    csl_json = "csl-json"
 
 
-class PageGrouping(str, Enum):
-    year = "year"
-    area = "area"
-    type = "type"
+# The default groupings: three tabs on a web page, one list in Markdown (a README).
+DEFAULT_BY = {"html": ["year", "area", "type"], "markdown": ["year"]}
+
+StyleOpt = typer.Option(None, "--style", help="Write each reference in this citation style "
+                        "(CSL, formatted by citeproc-py) instead of pubcli's own layout.")
+CslOpt = typer.Option(None, "--csl", metavar="FILE",
+                      help="Any CSL 1.0 style file, instead of a shipped --style.")
 
 
 def export_command(
@@ -30,9 +35,10 @@ def export_command(
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE",
                                           help="Write the page here (folders are created); "
                                                "default: standard output."),
-    by: Optional[List[PageGrouping]] = typer.Option(
-        None, "--by", "-b", metavar="year|area|type",
-        help="Groupings to show, in this order (repeatable; default: year, area, type)."),
+    by: Optional[List[str]] = typer.Option(
+        None, "--by", "-b", metavar="year|area|type[,year|area|type]",
+        help="Groupings to show, in this order (repeatable; two joined by a comma nest: "
+             "type,year). Default: year, area, type for HTML; year for Markdown."),
     area: Optional[List[str]] = common.AreaOpt,
     type_: Optional[List[str]] = common.TypeOpt,
     year: Optional[str] = common.YearOpt,
@@ -45,6 +51,8 @@ def export_command(
                                             help="Your own Jinja2 template instead of the "
                                                  "shipped one (it may extend "
                                                  "'pubcli/page.html.j2')."),
+    style: Optional[CitationStyle] = StyleOpt,
+    csl: Optional[Path] = CslOpt,
     stamp: bool = typer.Option(False, "--stamp",
                                help="Add the date of the export (UTC, or $SOURCE_DATE_EPOCH). "
                                     "Without it the same library gives the same bytes."),
@@ -52,20 +60,27 @@ def export_command(
 ) -> None:
     """Export the publications page: owner, featured papers, lists by year, area, type.
 
-    HTML is one self-contained file (search box, tabs, BibTeX and abstract
-    toggles, dark mode, no network requests); Markdown is GitHub-flavoured.
-    Featured publications (featured = {true}) come first. The same filters as
-    'list' pick the publications.
+    HTML is one self-contained file (search box, filter chips, tabs, BibTeX and
+    abstract toggles, dark mode, no network requests); Markdown is
+    GitHub-flavoured; csl-json is the CSL-JSON that pandoc, Quarto and Zotero
+    read. Featured publications (featured = {true}) come first. The same
+    filters as 'list' pick the publications. --style apa|ieee|acm|chicago|mla
+    (or --csl FILE) writes each reference in that citation style.
 
     Examples:
 
         pubcli export html -o site/index.html
 
-        pubcli export markdown --by year --year 2015.. > PUBLICATIONS.md
+        pubcli export html --style apa --by type,year -o site/index.html
+
+        pubcli export markdown --year 2015.. > PUBLICATIONS.md
+
+        pubcli export csl-json -o refs.json
     """
     from .. import config, store
     from ..errors import ValidationError, WriteError
     from ..exporters import build_page, get, output as out_file
+    from ..exporters.style import parse_grouping
 
     path = common.library_path(library)
     to_stdout = output is None or str(output) == "-"
@@ -76,16 +91,34 @@ def export_command(
         why = out_file.refusal(output, path)
         if why:
             raise WriteError(f"{why}; nothing was written", path=output)
+    groupings = [",".join(parse_grouping(b)) for b in by] if by else \
+        DEFAULT_BY.get(format.value, [])
     filters = common.build_filters(area, type_, year, author, search)
     lib = store.load(path)
     common.report_problems(lib)
     cfg = config.load_config(path)
-    page = build_page(lib.records, source_text=lambda r: store.source_text(lib, r),
-                      filters=filters,
-                      by=[g.value for g in by] if by else ["year", "area", "type"],
-                      owner=owner or cfg.owner, role=cfg.role, area_order=cfg.areas,
-                      stamp=_stamp() if stamp else None)
-    data = get(format.value).render(page, template).encode("utf-8")
+    styler = None
+    if format is ExportFormat.csl_json:
+        from ..exporters import csl as csl_json
+        from ..grouping import select
+
+        chosen = select(lib.records, filters)
+        data = csl_json.dumps(chosen).encode("utf-8")
+        total = len(chosen)
+    else:
+        if style is not None or csl is not None:
+            from ..exporters.csl import styler as make_styler
+
+            styler = make_styler(style.value if style else None, csl)
+        page = build_page(lib.records, source_text=lambda r: store.source_text(lib, r),
+                          filters=filters, by=groupings,
+                          owner=owner or cfg.owner, role=cfg.role, area_order=cfg.areas,
+                          private_fields=cfg.private_fields, max_authors=cfg.max_authors,
+                          styler=styler, stamp=_stamp() if stamp else None)
+        data = get(format.value).render(page, template).encode("utf-8")
+        total = page.total
+        if styler is not None:
+            styler.save()
     if to_stdout:
         out = getattr(sys.stdout, "buffer", None)
         sys.stdout.flush()
@@ -96,10 +129,10 @@ def export_command(
             sys.stdout.write(data.decode("utf-8"))
     else:
         out_file.write(output, data, library=path)
-        common.note(f"wrote {output} ({page.total} publication{'s' if page.total != 1 else ''})")
+        common.note(f"wrote {output} ({total} publication{'s' if total != 1 else ''})")
     if not lib.records:
         common.note(f"{path} holds no publications yet; add one with 'pubcli add'")
-    elif not page.total:
+    elif not total:
         common.note("no publications match")
 
 

@@ -9,7 +9,9 @@ from typing import List, Optional
 import typer
 
 from ..model import GroupBy, ListFormat
+from ..styles import CitationStyle
 from . import common
+from .export_cmd import CslOpt, StyleOpt
 
 RICH_TABLE_LIMIT = 600  # beyond this many rows a terminal gets compact lines
 
@@ -26,6 +28,8 @@ def list_command(
     owner: Optional[str] = typer.Option(None, "--owner",
                                         help="Name to highlight in author lists "
                                              "(default: owner in pubcli.toml)."),
+    style: Optional[CitationStyle] = StyleOpt,
+    csl: Optional[Path] = CslOpt,
     library: Optional[Path] = common.LibraryOpt,
 ) -> None:
     """List the publications, grouped by year, area, type or venue.
@@ -39,6 +43,8 @@ def list_command(
         pubcli list --by area
 
         pubcli list --year 2015..2020 --search "deep learning" --format json
+
+        pubcli list --style apa > publications.txt
     """
     from .. import config, store
     from ..grouping import group, select
@@ -53,7 +59,9 @@ def list_command(
     out = sys.stdout
     from .. import render
 
-    if format is ListFormat.json:
+    if format is ListFormat.csl_json or style is not None or csl is not None:
+        out.write(_csl_listing(groups, format, style, csl, who, by))
+    elif format is ListFormat.json:
         out.write(render.as_json(groups, by))
     elif format is ListFormat.csv:
         out.write(render.as_csv(groups, by))
@@ -79,6 +87,25 @@ def list_command(
             console = Console(highlight=False, soft_wrap=False)
             for table in render.tables(groups, by, who):
                 console.print(table)
+
+
+def _csl_listing(groups, format: ListFormat, style, csl, owner, by) -> str:
+    """--format csl-json, or the text listing in a citation style (--style/--csl)."""
+    from .. import render
+    from ..errors import ValidationError
+    from ..exporters import csl as cslmod
+
+    if format is ListFormat.csl_json:
+        if style is not None or csl is not None:
+            raise ValidationError("--style and --csl apply to the text listing, not csl-json")
+        return cslmod.dumps(cslmod.unique_records(groups))
+    if format.value not in ("text", "table"):
+        raise ValidationError(f"--style and --csl apply to the text listing, "
+                              f"not --format {format.value}")
+    styler = cslmod.styler(style.value if style else None, csl)
+    bold = (lambda s: f"\x1b[1m{s}\x1b[0m") if common.color_enabled() else (lambda s: s)
+    return cslmod.text_listing(groups, styler, owner,
+                               lambda name, n: render.heading(name, n, by), bold)
 
 
 def register(app: typer.Typer) -> None:

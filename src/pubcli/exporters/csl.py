@@ -30,17 +30,9 @@ from ..errors import PubcliError, ValidationError
 from ..latex import to_text
 from ..model import Record
 from ..names import parse_name, split_authors
-from ..view import doi_url
+from ..styles import STYLE_DIR, STYLES
 from .style import Span
 
-STYLE_DIR = Path(__file__).resolve().parent.parent / "styles"
-STYLES: dict[str, str] = {
-    "apa": "apa.csl",
-    "ieee": "ieee.csl",
-    "acm": "association-for-computing-machinery.csl",
-    "chicago": "chicago-author-date.csl",
-    "mla": "modern-language-association.csl",
-}
 
 # BibTeX / biblatex entry type -> CSL type.
 CSL_TYPES: dict[str, str] = {
@@ -476,3 +468,34 @@ def styler(style: str | None = None, csl: str | Path | None = None) -> Styler | 
 
 __all__ = ["STYLES", "CSL_TYPES", "Cite", "Styler", "StyleError", "item", "items", "dumps",
            "names", "issued", "parse", "style_path", "styler"]
+
+
+def unique_records(groups: Iterable[tuple[str, Sequence[Record]]]) -> list[Record]:
+    """The records of a grouped listing, each once (a paper in two areas is listed
+    twice), in listing order."""
+    seen: set[int] = set()
+    out = []
+    for _, recs in groups:
+        for r in recs:
+            if id(r) not in seen:
+                seen.add(id(r))
+                out.append(r)
+    return out
+
+
+def text_listing(groups: Iterable[tuple[str, Sequence[Record]]], styler: Styler,
+                 owner: str | None, heading, bold=lambda s: s) -> str:
+    """A grouped listing as plain text, one reference per line in the style;
+    ``heading(name, count)`` writes a group's heading, ``bold`` the owner's name."""
+    lines: list[str] = []
+    for name, recs in groups:
+        if lines:
+            lines.append("")
+        if name:
+            lines.append(heading(name, len(recs)))
+        for rec in recs:
+            c = styler.cite(rec, owner)
+            lines.append("  " + "".join(bold(s.text) if s.strong else s.text
+                                        for part in c for s in part))
+    styler.save()
+    return "\n".join(lines) + ("\n" if lines else "")
