@@ -52,7 +52,7 @@ THESIS_GENRES = {"phdthesis": "PhD thesis", "mastersthesis": "Master's thesis"}
 TEXT_FIELDS: tuple[tuple[str, str], ...] = (
     ("volume", "volume"), ("edition", "edition"), ("chapter", "chapter-number"),
     ("series", "collection-title"), ("isbn", "ISBN"), ("issn", "ISSN"),
-    ("note", "note"), ("abstract", "abstract"), ("eventtitle", "event-title"),
+    ("note", "note"), ("abstract", "abstract"), ("eventtitle", "event"),
     ("language", "language"),
 )
 # Private-use characters that mark the owner's name and the title inside a
@@ -174,8 +174,9 @@ def item(rec: Record, *, owner: str | None = None, id: str | None = None,
         out["genre"] = genre
     if f.get("howpublished"):
         how = _text(f["howpublished"])
-        if re.match(r"https?://", how):
-            out.setdefault("URL", how)
+        link = re.fullmatch(r"<?(https?://[^\s<>]+)>?", how)  # \url{...} reads as <...>
+        if link:
+            out.setdefault("URL", link.group(1))
         elif ctype in {"document", "article"}:
             out.setdefault("publisher", how)
         else:
@@ -262,10 +263,14 @@ def _owner_whole(marked: str) -> str:
     """Widen the owner's marked family name to the whole name as the style wrote it:
     "O. Ruwase", "Olatunji Ruwase", or (family first) "Ruwase, O."."""
     def before(m: re.Match) -> str:
-        words = m.group(1).split()
-        if all(w[0].isupper() for w in words):
-            return "\ue000" + m.group(1)
-        return m.group(0)
+        # the given names are the capitalised words right before the family name
+        text = m.group(1)
+        cut = len(text)
+        for w in reversed(re.findall(r"\S+\s", text)):
+            if not w[0].isupper():
+                break
+            cut -= len(w)
+        return text[:cut] + "\ue000" + text[cut:]
 
     def after(m: re.Match) -> str:
         return m.group(1) + "\ue001"

@@ -387,11 +387,12 @@ def parse_grouping(text: str) -> tuple[str, ...]:
 
 
 def section_titles(levels: Sequence[str]) -> tuple[str, str]:
+    """("Publications by Type and Year", "By type and year") for ("type", "year")."""
     if len(levels) == 1:
         return SECTION_TITLES[levels[0]]
-    names = [SECTION_TITLES[n][1][3:] for n in levels]  # "By research area" -> "research area"
-    words = " and ".join(names)
-    return (f"Publications by {words.title()}", f"By {words}")
+    heads = [SECTION_TITLES[n][0].split(" by ", 1)[1] for n in levels]
+    tabs = [SECTION_TITLES[n][1].split(" ", 1)[1] for n in levels]
+    return (f"Publications by {' and '.join(heads)}", f"By {' and '.join(tabs)}")
 
 
 def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str],
