@@ -21,9 +21,9 @@ from functools import cached_property
 from typing import Callable, Iterable, NamedTuple, Sequence
 from urllib.parse import quote
 
-from ..grouping import NO_AREA, Filters, group, select
+from ..grouping import Filters, group, select
 from ..latex import fold, to_text
-from ..model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record
+from ..model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record, type_group_order
 from ..resources import AWARD_FIELD, resources
 from ..view import doi_url, is_http_url, owner_flags, view
 
@@ -315,6 +315,9 @@ def public_bibtex(text: str, rec: Record, private: Sequence[str]) -> str:
     drop = {f for f in private if f in rec.fields}
     if not drop:
         return text
+    fast = _cut_fields(text, rec, drop)
+    if fast is not None:
+        return fast
     from .. import bibtex
     from ..errors import PubcliError
 
@@ -326,6 +329,39 @@ def public_bibtex(text: str, rec: Record, private: Sequence[str]) -> str:
                                    newline="\r\n" if "\r\n" in text else "\n")
     except PubcliError:
         return ""  # never show a private field: no BibTeX rather than all of it
+
+
+_FIELD_AT: dict[str, re.Pattern] = {}
+
+
+def _cut_fields(text: str, rec: Record, drop: set[str]) -> str | None:
+    """The fast path of :func:`public_bibtex`: cut ``, name = value`` (the comma
+    before it, the field's own text) for each dropped field, found by the name and
+    the value exactly as written. None when any of them is not found that way."""
+    src = rec.source
+    if src is None or src.read_only:
+        return None
+    cuts = []
+    for name, value in src.fields:
+        if name.lower() not in drop:
+            continue
+        pat = _FIELD_AT.get(name)
+        if pat is None:
+            pat = _FIELD_AT[name] = re.compile(r",\s*" + re.escape(name) + r"\s*=\s*")
+        at = next((m for m in pat.finditer(text) if text.startswith(value, m.end())), None)
+        if at is None:
+            return None
+        cuts.append((at.start(), at.end() + len(value)))
+    if len(cuts) != len(drop):
+        return None
+    out, pos = [], 0
+    for start, end in sorted(cuts):
+        if start < pos:
+            return None
+        out.append(text[pos:start])
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 Author = tuple[str, bool]
@@ -427,11 +463,25 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
         groups = _groups(chosen, levels, slug, area_order, cache, used)
         sections.append(Section(name, title, tab, slug, groups))
     _place(entries, sections, used)
-    areas = [name for name, _ in group(chosen, GroupBy.area, area_order) if name != NO_AREA]
-    types = [name for name, _ in group(chosen, GroupBy.type)]
+    areas, types = _facets(entries, area_order)
     return Page(owner=owner, role=role, featured=[e for e in entries if e.featured],
                 sections=sections, total=len(entries), stamp=stamp, entries=entries,
                 facet_areas=areas, facet_types=types)
+
+
+def _facets(entries: Sequence[Entry], area_order: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The areas and type groups the entries have, in the order listings show them
+    (configured areas first, then the others by name; type groups in their order)."""
+    canon = {fold(a): a for a in area_order}
+    areas: dict[str, str] = {}
+    types: set[str] = set()
+    for e in entries:
+        types.add(e.type_group)
+        for a in e.areas:
+            areas.setdefault(fold(a), canon.get(fold(a), a))
+    rank = {fold(a): i for i, a in enumerate(area_order)}
+    ordered = sorted(areas, key=lambda f: (rank.get(f, len(rank)), f))
+    return [areas[f] for f in ordered], sorted(types, key=type_group_order)
 
 
 def _groups(recs: Sequence[Record], levels: Sequence[str], prefix: str,
