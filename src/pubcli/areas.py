@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .errors import NotFound, ValidationError
+from .errors import AmbiguousKey, NotFound, ValidationError
 from .latex import fold
+from .library import read_only_reason
+from .similar import closest
 from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
 
 if TYPE_CHECKING:
@@ -68,14 +71,7 @@ def vocabulary(config_areas: Sequence[str], records: Iterable[Record]) -> list[s
 
 def suggest(name: str, known: Sequence[str], cutoff: float = SUGGEST_CUTOFF) -> str | None:
     """The known area closest to ``name``, if it is close enough."""
-    if not known:
-        return None
-    from rapidfuzz import fuzz, process
-
-    choices = {fold(k): k for k in known}
-    best = process.extractOne(fold(name), list(choices), scorer=fuzz.ratio,
-                              score_cutoff=cutoff)
-    return choices[best[0]] if best else None
+    return closest(name, known, cutoff=cutoff, fold=fold)
 
 
 @dataclass
@@ -181,15 +177,28 @@ def set_featured(rec: Record, featured: bool) -> Record | None:
 @dataclass
 class TagPlan:
     """What a tag command changes: (entry as it is, entry as it becomes) pairs, and
-    warnings for the user. Apply it with ``lib.replace(old.key, new)``."""
+    warnings for the user. Apply it with ``lib.replace(old, new)`` (by identity: keys repeat)."""
 
     changes: list[tuple[Record, Record]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    path: Path | None = None  # the library, for the warnings
+
+    def propose(self, old: Record, new: Record) -> None:
+        """Plan ``old`` -> ``new``, unless pubcli must leave ``old``'s text alone (no key,
+        a repeated field): then say so and go on with the others."""
+        why = read_only_reason(old)
+        if why:
+            name = f"entry '{old.key}'" if old.key else f"the @{old.type} entry"
+            where = f"{self.path}:{old.line}" if self.path else f"line {old.line}"
+            self.warnings.append(f"{where}: {name} was left as it is ({why}); "
+                                 "fix it by hand to change it")
+        else:
+            self.changes.append((old, new))
 
 
 def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
                    filters: Filters | None = None, *, confirm_all: bool = False,
-                   preview: bool = False) -> list[Record]:
+                   preview: bool = False, path: Path | None = None) -> list[Record]:
     """The entries a tag command works on.
 
     Either those named by ``keys`` (an exact key first, else compared
@@ -204,7 +213,7 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
     if keys:
         if confirm_all or has_filters:
             raise ValidationError("give KEYs or filters with --all, not both")
-        return _by_keys(records, keys)
+        return _by_keys(records, keys, path)
     if not (has_filters or confirm_all):
         raise ValidationError("name the entries by KEY, or select them with --search, --year, "
                               "--type, --area or --author plus --all (--all alone: every entry)")
@@ -216,36 +225,44 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
     return chosen
 
 
-def _by_keys(records: Sequence[Record], keys: Sequence[str]) -> list[Record]:
-    exact = {rec.key: rec for rec in reversed(records)}  # the first entry with a key wins
-    folded: dict[str, Record] | None = None  # built on the first miss only
+def _by_keys(records: Sequence[Record], keys: Sequence[str],
+             path: Path | None = None) -> list[Record]:
+    """The entries named by ``keys``; a key several entries use is refused (naming their
+    lines), since changing the first of them would be a guess."""
+    exact: dict[str, list[Record]] = {}
+    for rec in records:
+        exact.setdefault(rec.key, []).append(rec)
+    folded: dict[str, list[Record]] | None = None  # built on the first miss only
     out: dict[int, Record] = {}
     for key in keys:
-        rec = exact.get(key)
-        if rec is None:
+        found = exact.get(key)
+        if found is None:
             if folded is None:
-                folded = {r.key.casefold(): r for r in reversed(records)}
-            rec = folded.get(key.casefold())
-        if rec is None:
+                folded = {}
+                for rec in records:
+                    folded.setdefault(rec.key.casefold(), []).append(rec)
+            found = folded.get(key.casefold())
+        if found is None:
             raise NotFound(f"no entry with key '{key}'{_key_hint(key, exact)}; "
                            "nothing was changed")
-        out.setdefault(id(rec), rec)
+        if len(found) > 1:
+            raise AmbiguousKey(key, found, path=path)
+        out.setdefault(id(found[0]), found[0])
     return list(out.values())
 
 
 def _key_hint(key: str, keys: Iterable[str]) -> str:
-    from rapidfuzz import process
-
-    best = process.extractOne(key, list(keys), score_cutoff=KEY_HINT_CUTOFF)
-    return f" (did you mean '{best[0]}'?)" if best else ""
+    best = closest(key, keys, cutoff=KEY_HINT_CUTOFF)
+    return f" (did you mean '{best}'?)" if best else ""
 
 
 def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] = (),
              filters: Filters | None = None, add: Sequence[str] = (),
              remove: Sequence[str] = (), featured: bool | None = None,
              rename: tuple[str, str] | None = None, allow_new: bool = False,
-             confirm_all: bool = False, preview: bool = False) -> TagPlan:
-    """What ``pubcli tag`` changes in ``records``.
+             confirm_all: bool = False, preview: bool = False,
+             path: Path | None = None) -> TagPlan:
+    """What ``pubcli tag`` changes in ``records`` (of the library at ``path``).
 
     ``add``/``remove`` are area names as typed, resolved against the
     vocabulary (``allow_new`` accepts new ones for ``add``); ``featured`` sets
@@ -259,13 +276,14 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
         if keys or add or remove or featured is not None or has_filters or confirm_all:
             raise ValidationError("--rename works on the whole library; give it alone "
                                   "(with --new or --dry-run if needed)")
-        return plan_rename(records, config, *rename, allow_new=allow_new)
+        return plan_rename(records, config, *rename, allow_new=allow_new, path=path)
     if not (add or remove or featured is not None):
         raise ValidationError("nothing to do: give --add AREA, --remove AREA, --rename OLD NEW, "
                               "--featured or --not-featured")
     for name in (*add, *remove):
         clean(name)
-    targets = select_entries(records, keys, filters, confirm_all=confirm_all, preview=preview)
+    targets = select_entries(records, keys, filters, confirm_all=confirm_all, preview=preview,
+                             path=path)
     to_add, warnings = choose(add, records, config, allow_new=allow_new, option="--add")
     known = [*config.areas, *library_areas(records)] if remove else []
     to_remove = unique(resolve(a, known, option="--remove").name for a in remove)
@@ -273,18 +291,18 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
     both = [a for a in to_add if fold(a) in removed]
     if both:
         raise ValidationError(f"area {both[0]!r} is both added and removed")
-    plan = TagPlan(warnings=warnings)
+    plan = TagPlan(warnings=warnings, path=path)
     for rec in targets:
         new = edit(rec, to_add, to_remove) or rec
         if featured is not None:
             new = set_featured(new, featured) or new
         if new is not rec:
-            plan.changes.append((rec, new))
+            plan.propose(rec, new)
     return plan
 
 
 def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *,
-                allow_new: bool = False) -> TagPlan:
+                allow_new: bool = False, path: Path | None = None) -> TagPlan:
     """Rename area ``old`` to ``new`` in every entry that has it (merging into ``new``
     where an entry has both). ``old`` must be in use; a ``new`` outside the
     vocabulary but close to one of its areas is refused unless ``allow_new``."""
@@ -300,11 +318,11 @@ def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *
         if close is not None:
             raise ValidationError(f"--rename: {new!r} is close to the existing area {close!r}; "
                                   f"did you mean {close!r}? (pass --new to use {new!r})")
-    plan = TagPlan()
+    plan = TagPlan(path=path)
     for rec in records:
         out = rename(rec, used, new)
         if out is not None:
-            plan.changes.append((rec, out))
+            plan.propose(rec, out)
     if fold(used) != fold(new) and any(fold(a) == fold(used) for a in config.areas):
         plan.warnings.append(f"renamed {used!r} to {new!r}, but the 'areas' list of "
                              f"{config.path} still has {used!r}: edit it there too")

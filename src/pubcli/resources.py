@@ -19,13 +19,14 @@ from __future__ import annotations
 import re
 from typing import Mapping, NamedTuple
 
+from .values import web_link
+
 ALFOLIO_FIELDS: tuple[str, ...] = ("pdf", "supp", "code", "slides", "poster", "website",
                                    "video", "blog", "html")
 LABELS = {"pdf": "PDF", "supp": "Supplement", "html": "HTML", "url_pdf": "PDF"}
 AWARD_FIELD = "award"
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_HTTP = re.compile(r"^https?://[^\s\"'<>\\]+$", re.I)
 _RELATIVE = re.compile(r"^[^\s\"'<>\\]+$")
 
 
@@ -41,7 +42,7 @@ def link_problem(value: str) -> str | None:
     if not v:
         return "is empty"
     if _SCHEME.match(v):
-        return None if _HTTP.match(v) else "is neither an http(s):// URL nor a relative path"
+        return None if web_link(v) else "is neither an http(s):// URL nor a relative path"
     if v.startswith("//"):
         return "is a protocol-relative URL; write https:// in full"
     if not _RELATIVE.match(v):

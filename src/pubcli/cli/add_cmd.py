@@ -188,12 +188,11 @@ def _ask_field(name: str) -> str:
 
 
 def _report(lib, added: list, dry_run: bool) -> None:
-    from .. import bibtex
+    from .. import store
 
-    if dry_run:
-        indent = bibtex.detect_indent(lib.text)
-        sys.stdout.write("\n\n".join(bibtex.format_entry(r, indent=indent) for r in added)
-                         + "\n")
+    if dry_run:  # the text the real write would append, newlines and all
+        nl = lib.newline
+        sys.stdout.write((nl + nl).join(text for _, text in store.preview(lib)) + nl)
         common.note(f"dry run: would append {len(added)} entr"
                     f"{'y' if len(added) == 1 else 'ies'} to {lib.path}; nothing was written")
         return

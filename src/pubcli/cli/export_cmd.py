@@ -81,6 +81,7 @@ def export_command(
     from ..errors import ValidationError, WriteError
     from ..exporters import build_page, get, output as out_file
     from ..exporters.style import parse_grouping
+    from ..inherit import publications
 
     path = common.library_path(library)
     to_stdout = output is None or str(output) == "-"
@@ -98,11 +99,12 @@ def export_command(
     common.report_problems(lib)
     cfg = config.load_config(path)
     styler = None
+    records = publications(lib.records)  # crossref/xdata fields inherited for display
     if format is ExportFormat.csl_json:
         from ..exporters import csl as csl_json
         from ..grouping import select
 
-        chosen = select(lib.records, filters)
+        chosen = select(records, filters)
         data = csl_json.dumps(chosen).encode("utf-8")
         total = len(chosen)
     else:
@@ -110,7 +112,7 @@ def export_command(
             from ..exporters.csl import styler as make_styler
 
             styler = make_styler(style.value if style else None, csl)
-        page = build_page(lib.records, source_text=lambda r: store.source_text(lib, r),
+        page = build_page(records, source_text=lambda r: store.source_text(lib, r),
                           filters=filters, by=groupings,
                           owner=owner or cfg.owner, role=cfg.role, area_order=cfg.areas,
                           private_fields=cfg.private_fields, max_authors=cfg.max_authors,

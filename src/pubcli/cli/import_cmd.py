@@ -88,6 +88,8 @@ def _row(o) -> tuple[str, ...]:
         m = o.match
         ref = f"{'near' if o.status == NEAR else 'same as'} " \
               f"{m.record.key or '(earlier item)'} ({', '.join(m.evidence[:2]) or m.rule})"
+        if o.problem:
+            ref += f"; {o.problem}"
     else:
         ref = ""
     status = {NEW: "added", NEAR: "review, added" if o.added else "review"}.get(o.status,

@@ -48,13 +48,14 @@ def list_command(
     """
     from .. import config, store
     from ..grouping import group, select
+    from ..inherit import publications
 
     path = common.library_path(library)
     filters = common.build_filters(area, type_, year, author, search)
     lib = store.load(path)
     common.report_problems(lib)
     cfg = config.load_config(path)
-    groups = group(select(lib.records, filters), by, cfg.areas)
+    groups = group(select(publications(lib.records), filters), by, cfg.areas)
     who = owner or cfg.owner
     out = sys.stdout
     from .. import render

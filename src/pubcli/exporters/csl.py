@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
+from .. import values
 from ..errors import PubcliError, ValidationError
 from ..latex import to_text
 from ..model import Record
@@ -181,11 +182,11 @@ def item(rec: Record, *, owner: str | None = None, id: str | None = None,
             out.setdefault("publisher", how)
         else:
             out["medium"] = how
-    if f.get("doi"):
-        out["DOI"] = re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", "",
-                            f["doi"].strip(), flags=re.I)
-    url = f.get("url", "").strip()
-    if url and re.match(r"https?://", url, re.I):
+    doi = values.parse_doi(f.get("doi"))
+    if doi:
+        out["DOI"] = doi
+    url = values.web_link(f.get("url"))
+    if url:
         out["URL"] = url
     if arxiv:
         out.setdefault("URL", "https://arxiv.org/abs/" + arxiv)

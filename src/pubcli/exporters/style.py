@@ -25,7 +25,8 @@ from ..grouping import Filters, group, select
 from ..latex import fold, to_text
 from ..model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record, type_group_order
 from ..resources import AWARD_FIELD, resources
-from ..view import doi_url, is_http_url, owner_flags, view
+from .. import values
+from ..view import is_http_url, owner_flags, view
 
 # The groupings a page can show, in the seed page's order.
 PAGE_GROUPINGS: tuple[str, ...] = ("year", "area", "type")
@@ -279,7 +280,6 @@ def _normalize(spans: list[Span]) -> tuple[Span, ...]:
 # ---------------------------------------------------------------- links
 # Characters a URL may carry as they are; everything else is percent-encoded.
 _URL_SAFE = "/:?#[]@!$&'()*+,;=%-._~"
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
 
 
 _PLAIN_URL = re.compile(r"^https?://[A-Za-z0-9/:?#\[\]@!$&'()*+,;=%._~-]+$", re.I)
@@ -297,12 +297,9 @@ def safe_url(url: str) -> str | None:
 
 
 def doi_link(doi: str) -> str | None:
-    """``https://doi.org/...`` for a DOI such as ``10.1145/3190508.3190517``."""
-    suffix = to_text(_DOI_PREFIX.sub("", doi.strip())) if "\\" in doi else _DOI_PREFIX.sub(
-        "", doi.strip())
-    if not re.match(r"^10\.\d{2,9}/\S", suffix):
-        return None
-    return safe_url(doi_url(suffix))
+    """``https://doi.org/...`` for a DOI in any form (:func:`pubcli.values.doi_url`)."""
+    url = values.doi_url(doi)
+    return safe_url(url) if url else None
 
 
 def _detail(label: str, value: str) -> str:
