@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
@@ -352,6 +352,14 @@ class _Cache:
     path: Path | None
     entries: dict[str, str]
     dirty: bool = False
+    used: set[str] = field(default_factory=set)
+
+    def pruned(self) -> dict[str, str]:
+        """What to write back: everything, unless stale references (of entries since
+        changed or removed) outnumber the live ones; then only those used this run."""
+        if len(self.entries) > 2 * len(self.used) + 1000:
+            return {k: v for k, v in self.entries.items() if k in self.used}
+        return self.entries
 
 
 class Styler:
@@ -418,6 +426,7 @@ class Styler:
         data.pop("id")
         key = hashlib.sha1(json.dumps(data, sort_keys=True, ensure_ascii=False)
                            .encode("utf-8")).hexdigest()
+        self._cache.used.add(key)
         marked = self._cache.entries.get(key)
         if marked is None:
             marked = self.format_item(dict(data, id=rec.key))
@@ -455,7 +464,7 @@ class Styler:
         c = self._cache
         if c.path is None or not c.dirty:
             return
-        text = json.dumps({"style": self.digest, "refs": c.entries}, ensure_ascii=False,
+        text = json.dumps({"style": self.digest, "refs": c.pruned()}, ensure_ascii=False,
                           sort_keys=True)
         try:
             c.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

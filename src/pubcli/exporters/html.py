@@ -62,7 +62,8 @@ def ref(e) -> Markup:
     without JavaScript a linked title and the venue line; the page script fills in
     a copy of the home entry when the listing is shown. (``anchor`` is a slug:
     ``[a-z0-9-]`` only.)"""
-    venue = f'<p class="venue">{_escaped(e.venue_line)}</p>' if e.venue_line else ""
+    line = e.venue_line
+    venue = f'<p class="venue">{_escaped(line)}</p>' if line else ""
     return Markup(f'<li class="pub ref" data-ref="{e.anchor}"><p class="title">'
                   f'<a href="#{e.anchor}">{rich(e.title) or _escaped(e.key)}</a></p>'
                   f'{venue}</li>\n')

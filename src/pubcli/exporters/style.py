@@ -83,7 +83,7 @@ class Entry:
     authors_more: list[tuple[str, bool]] = field(default_factory=list)
     cite: object = None  # a csl.Cite when the page is in a citation style
 
-    @property
+    @cached_property
     def venue_line(self) -> str:
         """"ICLR 2024 | May 2024", or just one of the two."""
         return " | ".join(p for p in (self.venue, self.date) if p)
