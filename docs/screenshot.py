@@ -23,11 +23,9 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium",
                                         args=["--headless=new", "--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1000, "height": 1180},
+            page = browser.new_page(viewport={"width": 1000, "height": 1300},
                                     color_scheme="light")
-            page.goto(page_file.as_uri() + "#area=Systems+and+networking")
-            page.locator("#featured").scroll_into_view_if_needed()
-            page.evaluate("window.scrollTo(0, document.getElementById('featured').offsetTop - 24)")
+            page.goto(page_file.as_uri() + "#area=Artificial+intelligence")
             page.screenshot(path=str(ROOT / "docs" / "screenshot.png"))
             browser.close()
 
