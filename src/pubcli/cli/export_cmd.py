@@ -31,7 +31,7 @@ CslOpt = typer.Option(None, "--csl", metavar="FILE",
 
 def export_command(
     format: ExportFormat = typer.Argument(..., metavar="FORMAT",
-                                          help="The page format.", show_default=False),
+                                          help="html, markdown or csl-json.", show_default=False),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE",
                                           help="Write the page here (folders are created); "
                                                "default: standard output."),
