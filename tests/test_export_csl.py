@@ -283,3 +283,18 @@ def test_styler_parses_marked_references():
     assert c.text == "G. Wang, O. Ruwase, and A. B. Lam, \u201cT x\u201d, in Venue."
     assert [s.text for s in c.before if s.strong] == ["O. Ruwase"]
     assert [(s.text, s.em) for s in c.title] == [("T ", False), ("x", True)]
+
+
+def test_an_entry_citeproc_cannot_format_falls_back_to_pubclis_layout(cli, tmp_path):
+    # citeproc-py 0.11 fails on an entry with neither author nor title in MLA
+    lib = write(tmp_path / "l.bib", "@misc{bare, note = {Just a note}}\n\n"
+                                    "@misc{ok2020, author = {Doe, Jane}, title = {Fine}, "
+                                    "year = 2020}\n")
+    r = cli("export", "html", "--style", "mla", "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert "warning: citeproc-py could not format entry 'bare'" in r.stderr
+    assert '<p class="cite">Doe, J. “<span class="title">Fine</span>”. 2020.</p>' in r.stdout
+    assert '<li class="pub" id="p-bare" data-key="bare" data-t="0">\n<p class="title">bare</p>' \
+        in r.stdout
+    r = cli("list", "--style", "mla", "-l", lib)
+    assert r.exit_code == 0 and "  bare.\n" in r.stdout and "'bare'" in r.stderr

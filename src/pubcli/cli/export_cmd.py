@@ -121,6 +121,7 @@ def export_command(
         total = page.total
         if styler is not None:
             styler.save()
+            _report_failed(styler)
     if to_stdout:
         out = getattr(sys.stdout, "buffer", None)
         sys.stdout.flush()
@@ -136,6 +137,14 @@ def export_command(
         common.note(f"{path} holds no publications yet; add one with 'pubcli add'")
     elif not total:
         common.note("no publications match")
+
+
+def _report_failed(styler) -> None:
+    """Entries citeproc-py could not format (shown in pubcli's own layout instead)."""
+    for rec, why in styler.failed[:5]:
+        common.warn(f"{why}; shown in pubcli's own layout")
+    if len(styler.failed) > 5:
+        common.warn(f"{len(styler.failed) - 5} more entries citeproc-py could not format")
 
 
 def _stamp() -> str:

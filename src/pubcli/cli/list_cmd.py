@@ -105,8 +105,11 @@ def _csl_listing(groups, format: ListFormat, style, csl, owner, by) -> str:
                               f"not --format {format.value}")
     styler = cslmod.styler(style.value if style else None, csl)
     bold = (lambda s: f"\x1b[1m{s}\x1b[0m") if common.color_enabled() else (lambda s: s)
-    return cslmod.text_listing(groups, styler, owner,
+    text = cslmod.text_listing(groups, styler, owner,
                                lambda name, n: render.heading(name, n, by), bold)
+    for _, why in styler.failed[:5]:
+        common.warn(f"{why}; listed as title, authors and year")
+    return text
 
 
 def register(app: typer.Typer) -> None:

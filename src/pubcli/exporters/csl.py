@@ -331,6 +331,10 @@ class StyleError(PubcliError):
     """A citation style that cannot be found or read."""
 
 
+class FormatFailed(PubcliError):
+    """citeproc-py failed on one entry (an unusual entry, or a style feature it lacks)."""
+
+
 def style_path(style: str | None = None, csl: str | Path | None = None) -> Path:
     """The CSL file for ``--style NAME`` or ``--csl FILE``."""
     if csl is not None:
@@ -381,6 +385,7 @@ class Styler:
         self._data = data
         self._style = None
         self._cache = self._load_cache() if cache else _Cache(None, {})
+        self.failed: list[tuple[Record, str]] = []  # (record, why) citeproc-py gave up on
 
     # -- the style itself, parsed on first need (a warm run never parses it)
     def _citeproc_style(self):
@@ -417,11 +422,13 @@ class Styler:
                 bib.register(Citation([CitationItem("item")]))
                 return str(bib.bibliography()[0])
             except Exception as exc:  # noqa: BLE001 - citeproc-py on an odd item or style
-                raise StyleError(f"citeproc-py could not format entry "
-                                 f"'{csl_item.get('id')}': {type(exc).__name__}: {exc}",
-                                 path=self.path) from None
+                raise FormatFailed(f"citeproc-py could not format entry "
+                                   f"'{csl_item.get('id')}' in {self.path.name}: "
+                                   f"{type(exc).__name__}: {exc}") from None
 
-    def cite(self, rec: Record, owner: str | None = None) -> Cite:
+    def cite(self, rec: Record, owner: str | None = None) -> Cite | None:
+        """The record's reference, or None when citeproc-py fails on it (the reason
+        is kept in :attr:`failed`; the page then shows the entry in its own layout)."""
         data = item(rec, owner=owner, mark=True)
         data.pop("id")
         key = hashlib.sha1(json.dumps(data, sort_keys=True, ensure_ascii=False)
@@ -429,7 +436,11 @@ class Styler:
         self._cache.used.add(key)
         marked = self._cache.entries.get(key)
         if marked is None:
-            marked = self.format_item(dict(data, id=rec.key))
+            try:
+                marked = self.format_item(dict(data, id=rec.key))
+            except FormatFailed as exc:
+                self.failed.append((rec, exc.message))
+                return None
             self._cache.entries[key] = marked
             self._cache.dirty = True
         return parse(marked, self.numeric)
@@ -481,7 +492,7 @@ def styler(style: str | None = None, csl: str | Path | None = None) -> Styler | 
     return Styler(style_path(style, csl))
 
 
-__all__ = ["STYLES", "CSL_TYPES", "Cite", "Styler", "StyleError", "item", "items", "dumps",
+__all__ = ["STYLES", "CSL_TYPES", "Cite", "Styler", "StyleError", "FormatFailed", "item", "items", "dumps",
            "names", "issued", "parse", "style_path", "styler"]
 
 
@@ -510,6 +521,13 @@ def text_listing(groups: Iterable[tuple[str, Sequence[Record]]], styler: Styler,
             lines.append(heading(name, len(recs)))
         for rec in recs:
             c = styler.cite(rec, owner)
+            if c is None:  # citeproc-py failed on it: title, authors, year as pubcli reads them
+                people = "; ".join(n.get("literal") or ", ".join(
+                    x for x in (n.get("family"), n.get("given")) if x)
+                    for n in names(rec.fields.get("author") or rec.fields.get("editor")))
+                lines.append("  " + ". ".join(p for p in (people, _text(rec.title) or rec.key,
+                                                          str(rec.year or "")) if p) + ".")
+                continue
             lines.append("  " + "".join(bold(s.text) if s.strong else s.text
                                         for part in c for s in part))
     styler.save()
