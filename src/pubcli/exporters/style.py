@@ -328,13 +328,13 @@ def public_bibtex(text: str, rec: Record, private: Sequence[str]) -> str:
         return ""  # never show a private field: no BibTeX rather than all of it
 
 
-_FIELD_AT: dict[str, re.Pattern] = {}
+_FIELD_BEFORE: dict[str, re.Pattern] = {}
 
 
 def _cut_fields(text: str, rec: Record, drop: set[str]) -> str | None:
     """The fast path of :func:`public_bibtex`: cut ``, name = value`` (the comma
-    before it, the field's own text) for each dropped field, found by the name and
-    the value exactly as written. None when any of them is not found that way."""
+    before it, the field's own text) for each dropped field, found by its value
+    exactly as written with its name just before. None when any is not found so."""
     src = rec.source
     if src is None or src.read_only:
         return None
@@ -342,13 +342,18 @@ def _cut_fields(text: str, rec: Record, drop: set[str]) -> str | None:
     for name, value in src.fields:
         if name.lower() not in drop:
             continue
-        pat = _FIELD_AT.get(name)
+        pat = _FIELD_BEFORE.get(name)
         if pat is None:
-            pat = _FIELD_AT[name] = re.compile(r",\s*" + re.escape(name) + r"\s*=\s*")
-        at = next((m for m in pat.finditer(text) if text.startswith(value, m.end())), None)
-        if at is None:
+            pat = _FIELD_BEFORE[name] = re.compile(r",\s*" + re.escape(name) + r"\s*=\s*\Z")
+        at = text.rfind(value)
+        while at > 0:
+            m = pat.search(text, max(0, at - len(name) - 64), at)
+            if m:
+                cuts.append((m.start(), at + len(value)))
+                break
+            at = text.rfind(value, 0, at)
+        else:
             return None
-        cuts.append((at.start(), at.end() + len(value)))
     if len(cuts) != len(drop):
         return None
     out, pos = [], 0
