@@ -167,7 +167,7 @@ def test_pandoc_citeproc_renders_the_csl_json(cli, mapped, library, tmp_path):
 # ------------------------------------------------------------------ styles
 @pytest.mark.parametrize("style", list(STYLES))
 def test_list_in_each_style_matches_its_golden_file(cli, library, style):
-    r = cli("list", "--style", style, "-l", library)
+    r = cli("list", "--format", "text", "--style", style, "-l", library)
     assert r.exit_code == 0, r.output
     golden(f"list_style_{style}.txt", r.stdout)
     assert r.stdout.count("\n  ") == 20 and "\ue000" not in r.stdout
