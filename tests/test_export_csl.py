@@ -298,3 +298,13 @@ def test_an_entry_citeproc_cannot_format_falls_back_to_pubclis_layout(cli, tmp_p
         in r.stdout
     r = cli("list", "--style", "mla", "-l", lib)
     assert r.exit_code == 0 and "  bare.\n" in r.stdout and "'bare'" in r.stderr
+
+
+def test_private_fields_stay_out_of_styled_pages_and_exported_csl_json(cli, tmp_path):
+    lib = write(tmp_path / "l.bib", "@misc{a2020, author = {Doe, Jane}, title = {T}, "
+                                    "year = 2020, note = {Secret remark}}\n")
+    assert "Secret remark" in export(cli, "html", "--style", "apa", "-l", lib)
+    write(tmp_path / "pubcli.toml", 'private_fields = ["note"]\n')
+    for args in (("html", "--style", "apa"), ("markdown", "--style", "chicago"),
+                 ("csl-json",)):
+        assert "Secret remark" not in export(cli, *args, "-l", lib), args

@@ -105,7 +105,7 @@ def export_command(
         from ..grouping import select
 
         chosen = select(records, filters)
-        data = csl_json.dumps(chosen).encode("utf-8")
+        data = csl_json.dumps(chosen, cfg.private_fields).encode("utf-8")
         total = len(chosen)
     else:
         if style is not None or csl is not None:

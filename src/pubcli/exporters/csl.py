@@ -57,7 +57,7 @@ TEXT_FIELDS: tuple[tuple[str, str], ...] = (
     ("language", "language"),
 )
 # Private-use characters that mark the owner's name and the title inside a
-# formatted reference, and italic/bold runs (see _FORMATTER). Stripped from input.
+# formatted reference, and italic/bold runs (see _Formatter). Stripped from input.
 _OWNER, _OWNER_END, _TITLE, _TITLE_END = "\ue000", "\ue001", "\ue002", "\ue003"
 _EM, _EM_END, _STRONG, _STRONG_END = "\ue010", "\ue011", "\ue012", "\ue013"
 _MARKS = re.compile("[\ue000-\ue01f]")
@@ -127,10 +127,11 @@ def arxiv_id(rec: Record) -> str | None:
 
 
 def item(rec: Record, *, owner: str | None = None, id: str | None = None,
-         mark: bool = False) -> dict:
+         mark: bool = False, private: Iterable[str] = ()) -> dict:
     """The CSL-JSON item for one record. ``mark`` wraps the title and the owner's
     family name in private-use markers (for :class:`Styler`; never in an export)."""
-    f = rec.fields
+    drop = set(private)
+    f = {k: v for k, v in rec.fields.items() if k not in drop} if drop else rec.fields
     ctype = CSL_TYPES.get(rec.type, "document")
     arxiv = arxiv_id(rec)
     if ctype == "document" and arxiv:
@@ -203,7 +204,7 @@ def item(rec: Record, *, owner: str | None = None, id: str | None = None,
     return out
 
 
-def items(records: Iterable[Record]) -> list[dict]:
+def items(records: Iterable[Record], private: Sequence[str] = ()) -> list[dict]:
     """CSL-JSON items for ``records``; a key used twice gets ``-2``, ``-3``... so
     that every ``id`` is unique, as CSL-JSON requires."""
     seen: dict[str, int] = {}
@@ -212,13 +213,13 @@ def items(records: Iterable[Record]) -> list[dict]:
         base = rec.key or "item"
         n = seen.get(base.casefold(), 0) + 1
         seen[base.casefold()] = n
-        out.append(item(rec, id=base if n == 1 else f"{base}-{n}"))
+        out.append(item(rec, id=base if n == 1 else f"{base}-{n}", private=private))
     return out
 
 
-def dumps(records: Iterable[Record]) -> str:
+def dumps(records: Iterable[Record], private: Sequence[str] = ()) -> str:
     """The CSL-JSON document (an array of items), deterministic, UTF-8 text."""
-    return json.dumps(items(records), ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(items(records, private), ensure_ascii=False, indent=2) + "\n"
 
 
 # ---------------------------------------------------------------- styled references
@@ -426,10 +427,11 @@ class Styler:
                                    f"'{csl_item.get('id')}' in {self.path.name}: "
                                    f"{type(exc).__name__}: {exc}") from None
 
-    def cite(self, rec: Record, owner: str | None = None) -> Cite | None:
+    def cite(self, rec: Record, owner: str | None = None,
+             private: Sequence[str] = ()) -> Cite | None:
         """The record's reference, or None when citeproc-py fails on it (the reason
         is kept in :attr:`failed`; the page then shows the entry in its own layout)."""
-        data = item(rec, owner=owner, mark=True)
+        data = item(rec, owner=owner, mark=True, private=private)
         data.pop("id")
         key = hashlib.sha1(json.dumps(data, sort_keys=True, ensure_ascii=False)
                            .encode("utf-8")).hexdigest()

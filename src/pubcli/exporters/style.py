@@ -452,7 +452,7 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
         e = cache[id(rec)] = entry(rec, owner, source_text(rec), private=private,
                                    max_authors=max_authors)
         if styler is not None:
-            e.cite = styler.cite(rec, owner)
+            e.cite = styler.cite(rec, owner, private)
     entries = [cache[id(r)] for r in chosen]
     used: set[str] = {"featured", "main", "contents", "q", "status", "toc-h", "featured-h",
                       "facets"}
