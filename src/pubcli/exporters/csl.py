@@ -35,6 +35,10 @@ from ..styles import STYLE_DIR, STYLES
 from .style import Span
 
 
+# Bumped whenever item() maps a record differently: cached references keyed on a
+# record's fields (see Styler.cite) are then formatted afresh.
+MAPPING_VERSION = 1
+
 # BibTeX / biblatex entry type -> CSL type.
 CSL_TYPES: dict[str, str] = {
     "article": "article-journal", "inproceedings": "paper-conference",
@@ -431,15 +435,16 @@ class Styler:
              private: Sequence[str] = ()) -> Cite | None:
         """The record's reference, or None when citeproc-py fails on it (the reason
         is kept in :attr:`failed`; the page then shows the entry in its own layout)."""
-        data = item(rec, owner=owner, mark=True, private=private)
-        data.pop("id")
-        key = hashlib.sha1(json.dumps(data, sort_keys=True, ensure_ascii=False)
-                           .encode("utf-8")).hexdigest()
+        drop = set(private)
+        content = [MAPPING_VERSION, rec.type, owner or "",
+                   sorted((k, v) for k, v in rec.fields.items() if k not in drop)]
+        key = hashlib.sha1(json.dumps(content, ensure_ascii=False).encode("utf-8")).hexdigest()
         self._cache.used.add(key)
         marked = self._cache.entries.get(key)
         if marked is None:
+            data = item(rec, owner=owner, mark=True, private=private)
             try:
-                marked = self.format_item(dict(data, id=rec.key))
+                marked = self.format_item(data)
             except FormatFailed as exc:
                 self.failed.append((rec, exc.message))
                 return None
