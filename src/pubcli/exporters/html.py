@@ -64,7 +64,8 @@ def ref(e) -> Markup:
     ``[a-z0-9-]`` only.)"""
     line = e.venue_line
     venue = f'<p class="venue">{_escaped(line)}</p>' if line else ""
-    return Markup(f'<li class="pub ref" data-ref="{e.anchor}"><p class="title">'
+    return Markup(f'<li class="pub ref" data-ref="{e.anchor}" data-key="{_escaped(e.key)}">'
+                  f'<p class="title">'
                   f'<a href="#{e.anchor}">{rich(e.title) or _escaped(e.key)}</a></p>'
                   f'{venue}</li>\n')
 
