@@ -31,8 +31,7 @@ class Field(str, Enum):
     TITLE = "title"
     AUTHORS = "authors"
     YEAR = "year"
-    VENUE = "venue"
-    VOLUME = "volume"
+    VENUE = "venue"     # with the volume: both say which issue
     NUMBER = "number"
     PAGES = "pages"
     DOI = "doi"
@@ -48,10 +47,9 @@ LEVELS: dict[Field, tuple[str, ...]] = {
     Field.TITLE: ("exact", "95+", "88+", "main title", "70+", "different"),
     Field.AUTHORS: ("all, 3+", "all", "most", "some", "none"),
     Field.YEAR: ("same", "1 apart", "2 apart", "further"),
-    Field.VENUE: ("same", "unclear", "different"),
-    Field.VOLUME: ("same", "different"),
+    Field.VENUE: ("same volume", "same venue", "unclear", "other volume", "different"),
     Field.NUMBER: ("same", "different"),
-    Field.PAGES: ("same", "different"),
+    Field.PAGES: ("same", "same first page", "different"),
     Field.DOI: ("same", "different"),
     Field.ARXIV: ("same", "different"),
     Field.ISBN: ("same", "different"),
@@ -335,6 +333,22 @@ def _type_level(a: Record, b: Record) -> int:
     return 2
 
 
+def _venue_level(va: str, vb: str, volume: int) -> int:
+    """Venue and volume as one field (they say one thing: which issue)."""
+    rel = venue_relation(va, vb) if va and vb else ""
+    if volume == 1:
+        return 3
+    if rel == "different":
+        return 4
+    if volume == 0:
+        return 0
+    if rel == "same":
+        return 1
+    if rel == "unclear":
+        return 2
+    return MISSING
+
+
 def _same_or_not(x: str, y: str) -> int:
     return MISSING if not (x and y) else (0 if x == y else 1)
 
@@ -353,21 +367,16 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
         y_shown = str(ya) if d == 0 else f"{min(ya, yb)}/{max(ya, yb)}"
     else:
         y_level, y_shown = MISSING, ""
-    if a.venue and b.venue:
-        rel = venue_relation(a.venue, b.venue)
-        v_level = {"same": 0, "unclear": 1}.get(rel, 2)
-    else:
-        v_level = MISSING
     vol_a, iss_a, pages_a, ed_a = a.biblio
     vol_b, iss_b, pages_b, ed_b = b.biblio
-    vol_level = _same_or_not(vol_a, vol_b)
+    v_level = _venue_level(a.venue, b.venue, _same_or_not(vol_a, vol_b))
     if iss_a and iss_b:
         num_level = 0 if iss_a == iss_b else (1 if iss_a.isdigit() and iss_b.isdigit()
                                                else MISSING)
     else:
         num_level = MISSING
     if pages_a and pages_b:
-        p_level = 0 if pages_a[0] == pages_b[0] else 1
+        p_level = 0 if pages_a == pages_b else (1 if pages_a[0] == pages_b[0] else 2)
     else:
         p_level = MISSING
     doi_a, arx_a, isbn_a = a._identifiers()
@@ -377,7 +386,7 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
         doi_level = MISSING  # a preprint server's DOI says nothing against a publisher's
     else:
         doi_level = _same_or_not(doi_a, doi_b)
-    levels = (t_level, a_level, y_level, v_level, vol_level, num_level, p_level, doi_level,
+    levels = (t_level, a_level, y_level, v_level, num_level, p_level, doi_level,
               _same_or_not(arx_a, arx_b), _same_or_not(isbn_a, isbn_b),
               _type_level(a.record, b.record))
     f = a.record.fields, b.record.fields
@@ -386,10 +395,11 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
         x, y = f[0].get(name, "").strip(), f[1].get(name, "").strip()
         return x if x == y else f"{x} / {y}"
 
-    shown = (t_shown, a_shown, y_shown,
-             both("journal") if f[0].get("journal") and f[1].get("journal") else
-             (f"{a.venue} / {b.venue}" if a.venue != b.venue else a.venue),
-             both("volume"), both("number"), both("pages"),
+    venue = both("journal") if f[0].get("journal") and f[1].get("journal") else \
+        (f"{a.venue} / {b.venue}" if a.venue != b.venue else a.venue)
+    if f[0].get("volume") or f[1].get("volume"):
+        venue = (venue + ", " if venue.strip(" /") else "") + "volume " + both("volume")
+    shown = (t_shown, a_shown, y_shown, venue, both("number"), both("pages"),
              doi_a if doi_a == doi_b else f"{doi_a} / {doi_b}",
              arx_a if arx_a == arx_b else f"{arx_a} / {arx_b}",
              isbn_a if isbn_a == isbn_b else f"{isbn_a} / {isbn_b}",

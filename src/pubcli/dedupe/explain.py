@@ -16,7 +16,7 @@ from .weights import Contribution, Model, Score
 
 _RULE_NAMES = {Field.DOI: "same DOI", Field.ARXIV: "same arXiv id", Field.ISBN: "same ISBN",
                Field.AUTHORS: "authors", Field.TITLE: "title", Field.YEAR: "year",
-               Field.VENUE: "venue", Field.PAGES: "pages", Field.VOLUME: "volume",
+               Field.VENUE: "venue", Field.PAGES: "pages",
                Field.NUMBER: "number", Field.TYPE: "type"}
 #: A contribution of at least this many bits is named in a link's rule.
 RULE_BITS = 1.0

@@ -29,14 +29,13 @@ from .evidence import FIELDS, LEVELS, MISSING, T_EXACT, Comparison, Field
 #: already alike): where the estimation starts, and what a small library keeps.
 PRIOR: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
     Field.TITLE: ((0.70, 0.16, 0.06, 0.05, 0.025, 0.005), (0.04, 0.04, 0.07, 0.03, 0.42, 0.40)),
-    Field.AUTHORS: ((0.50, 0.36, 0.08, 0.04, 0.02), (0.003, 0.03, 0.012, 0.06, 0.895)),
+    Field.AUTHORS: ((0.50, 0.36, 0.08, 0.04, 0.02), (0.02, 0.04, 0.02, 0.06, 0.86)),
     Field.YEAR: ((0.82, 0.14, 0.025, 0.015), (0.10, 0.15, 0.13, 0.62)),
-    Field.VENUE: ((0.84, 0.11, 0.05), (0.15, 0.20, 0.65)),
-    Field.VOLUME: ((0.95, 0.05), (0.08, 0.92)),
+    Field.VENUE: ((0.60, 0.25, 0.11, 0.02, 0.02), (0.04, 0.12, 0.20, 0.14, 0.50)),
     Field.NUMBER: ((0.92, 0.08), (0.25, 0.75)),
-    Field.PAGES: ((0.93, 0.07), (0.01, 0.99)),
-    Field.DOI: ((0.97, 0.03), (0.002, 0.998)),
-    Field.ARXIV: ((0.97, 0.03), (0.002, 0.998)),
+    Field.PAGES: ((0.85, 0.09, 0.06), (0.005, 0.01, 0.985)),
+    Field.DOI: ((0.99, 0.01), (0.002, 0.998)),
+    Field.ARXIV: ((0.99, 0.01), (0.002, 0.998)),
     Field.ISBN: ((0.85, 0.15), (0.05, 0.95)),
     Field.TYPE: ((0.88, 0.09, 0.03), (0.70, 0.15, 0.15)),
 }
@@ -48,7 +47,7 @@ ITERATIONS = 30
 #: At most this many candidate pairs feed the estimation (an even sample beyond).
 MAX_TRAINING_PAIRS = 150_000
 #: Weights are kept within +-CAP bits (no single level decides alone).
-CAP = 14.0
+CAP = 10.0
 
 # How often a title of k content words is shared by chance, relative to a
 # long one (term-frequency floor for titles the library has seen only once).
