@@ -262,5 +262,5 @@ def test_python_api_without_the_cli(library):
         [("2015", ["ovtcharov2015accelerating"])]
     with pubcli.transaction(library) as lib:
         rec = lib["wang2024zero"]
-        lib.replace(rec.key, rec.copy(fields={**rec.fields, "note": "Oral"}))
+        lib.replace(rec, rec.copy(fields={**rec.fields, "note": "Oral"}))
     assert pubcli.load(library)["wang2024zero"].fields["note"] == "Oral"

@@ -8,7 +8,7 @@ The Python API (the CLI is one client of it)::
         print(group, len(records))
     with pubcli.transaction("data/library.bib") as lib:   # locked read-modify-write
         rec = lib["wang2024zero"]
-        lib.replace(rec.key, rec.copy(fields={**rec.fields, "note": "Oral"}))
+        lib.replace(rec, rec.copy(fields={**rec.fields, "note": "Oral"}))
 """
 
 from __future__ import annotations

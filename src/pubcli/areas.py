@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .errors import NotFound, ValidationError
+from .errors import AmbiguousKey, NotFound, ValidationError
 from .latex import fold
 from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
 
@@ -181,7 +182,7 @@ def set_featured(rec: Record, featured: bool) -> Record | None:
 @dataclass
 class TagPlan:
     """What a tag command changes: (entry as it is, entry as it becomes) pairs, and
-    warnings for the user. Apply it with ``lib.replace(old.key, new)``."""
+    warnings for the user. Apply it with ``lib.replace(old, new)`` (by identity: keys repeat)."""
 
     changes: list[tuple[Record, Record]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -189,7 +190,7 @@ class TagPlan:
 
 def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
                    filters: Filters | None = None, *, confirm_all: bool = False,
-                   preview: bool = False) -> list[Record]:
+                   preview: bool = False, path: Path | None = None) -> list[Record]:
     """The entries a tag command works on.
 
     Either those named by ``keys`` (an exact key first, else compared
@@ -204,7 +205,7 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
     if keys:
         if confirm_all or has_filters:
             raise ValidationError("give KEYs or filters with --all, not both")
-        return _by_keys(records, keys)
+        return _by_keys(records, keys, path)
     if not (has_filters or confirm_all):
         raise ValidationError("name the entries by KEY, or select them with --search, --year, "
                               "--type, --area or --author plus --all (--all alone: every entry)")
@@ -216,20 +217,29 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
     return chosen
 
 
-def _by_keys(records: Sequence[Record], keys: Sequence[str]) -> list[Record]:
-    exact = {rec.key: rec for rec in reversed(records)}  # the first entry with a key wins
-    folded: dict[str, Record] | None = None  # built on the first miss only
+def _by_keys(records: Sequence[Record], keys: Sequence[str],
+             path: Path | None = None) -> list[Record]:
+    """The entries named by ``keys``; a key several entries use is refused (naming their
+    lines), since changing the first of them would be a guess."""
+    exact: dict[str, list[Record]] = {}
+    for rec in records:
+        exact.setdefault(rec.key, []).append(rec)
+    folded: dict[str, list[Record]] | None = None  # built on the first miss only
     out: dict[int, Record] = {}
     for key in keys:
-        rec = exact.get(key)
-        if rec is None:
+        found = exact.get(key)
+        if found is None:
             if folded is None:
-                folded = {r.key.casefold(): r for r in reversed(records)}
-            rec = folded.get(key.casefold())
-        if rec is None:
+                folded = {}
+                for rec in records:
+                    folded.setdefault(rec.key.casefold(), []).append(rec)
+            found = folded.get(key.casefold())
+        if found is None:
             raise NotFound(f"no entry with key '{key}'{_key_hint(key, exact)}; "
                            "nothing was changed")
-        out.setdefault(id(rec), rec)
+        if len(found) > 1:
+            raise AmbiguousKey(key, found, path=path)
+        out.setdefault(id(found[0]), found[0])
     return list(out.values())
 
 
@@ -244,8 +254,9 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
              filters: Filters | None = None, add: Sequence[str] = (),
              remove: Sequence[str] = (), featured: bool | None = None,
              rename: tuple[str, str] | None = None, allow_new: bool = False,
-             confirm_all: bool = False, preview: bool = False) -> TagPlan:
-    """What ``pubcli tag`` changes in ``records``.
+             confirm_all: bool = False, preview: bool = False,
+             path: Path | None = None) -> TagPlan:
+    """What ``pubcli tag`` changes in ``records`` (of the library at ``path``).
 
     ``add``/``remove`` are area names as typed, resolved against the
     vocabulary (``allow_new`` accepts new ones for ``add``); ``featured`` sets
@@ -265,7 +276,8 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
                               "--featured or --not-featured")
     for name in (*add, *remove):
         clean(name)
-    targets = select_entries(records, keys, filters, confirm_all=confirm_all, preview=preview)
+    targets = select_entries(records, keys, filters, confirm_all=confirm_all, preview=preview,
+                             path=path)
     to_add, warnings = choose(add, records, config, allow_new=allow_new, option="--add")
     known = [*config.areas, *library_areas(records)] if remove else []
     to_remove = unique(resolve(a, known, option="--remove").name for a in remove)

@@ -70,3 +70,16 @@ class NotFound(PubcliError):
 
 class DuplicateError(PubcliError):
     """The entry being added matches one already in the library."""
+
+
+class AmbiguousKey(ValidationError):
+    """A key that several entries use, where an edit needs exactly one of them."""
+
+    def __init__(self, key: str, records: list, *, path: str | Path | None = None) -> None:
+        self.key = key
+        self.records = list(records)
+        lines = [str(r.line) for r in self.records]
+        where = ", ".join(lines[:-1]) + f" and {lines[-1]}" if len(lines) > 1 else lines[0]
+        super().__init__(f"the key '{key}' is used by {len(lines)} entries (lines {where}); "
+                         "rename one first (pubcli check lists them); nothing was changed",
+                         path=path, line=self.records[0].line or None)

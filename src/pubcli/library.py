@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from .errors import NotFound, ValidationError
+from .errors import AmbiguousKey, NotFound, ValidationError
 from .model import Record
 
 
@@ -65,11 +65,24 @@ class Library:
     def __contains__(self, key: object) -> bool:
         return key in self._index
 
+    def find(self, key: str) -> list[Record]:
+        """Every record whose key is exactly ``key``, in file order (real files repeat keys)."""
+        first = self._index.get(key)
+        if first is None:
+            return []
+        if self._folded.get(key.casefold(), 0) == 1:
+            return [first]
+        return [r for r in self.records if r.key == key]
+
     def get(self, key: str) -> Record | None:
-        return self._index.get(key)
+        """The one record with ``key``, or None; a key used twice raises :class:`AmbiguousKey`."""
+        found = self.find(key)
+        if len(found) > 1:
+            raise AmbiguousKey(key, found, path=self.path)
+        return found[0] if found else None
 
     def __getitem__(self, key: str) -> Record:
-        rec = self._index.get(key)
+        rec = self.get(key)
         if rec is None:
             raise NotFound(f"no entry with key '{key}'", path=self.path)
         return rec
@@ -81,11 +94,41 @@ class Library:
         """Keys are compared case-insensitively, as biber and biblatex do."""
         return self._folded.get(key.casefold(), 0) > 0
 
+    def _holds(self, rec: Record) -> bool:
+        pos = self._pos
+        i = -1 if pos is None else pos.get(id(rec), -1)
+        if 0 <= i < len(self.records) and self.records[i] is rec:
+            return True
+        self._pos = {id(r): j for j, r in enumerate(self.records)}
+        return id(rec) in self._pos
+
+    def locate(self, rec: Record) -> Record | None:
+        """The record in this library that is ``rec`` as it was read elsewhere (an earlier
+        load of the same file): same key, same place in the file and the same content.
+        None when it is gone or changed. Used to re-find records after a prompt."""
+        if self._holds(rec):
+            return rec
+        for cand in self.find(rec.key):
+            same_place = (cand.source is not None and rec.source is not None
+                          and cand.source.start == rec.source.start) or cand.line == rec.line
+            if same_place and cand.type == rec.type and cand.fields == rec.fields:
+                return cand
+        return None
+
     @property
     def changed(self) -> bool:
         return bool(self._originals or self._removed or self._added)
 
     # -- editing -----------------------------------------------------------
+    def _resolve(self, target: Record | str) -> Record:
+        """The record an edit applies to: by identity, or by a key used exactly once."""
+        if isinstance(target, str):
+            return self[target]
+        if not self._holds(target):
+            raise NotFound(f"the entry '{target.key}' (line {target.line}) is not in the "
+                           "library", path=self.path, line=target.line or None)
+        return target
+
     def _position(self, rec: Record) -> int:
         """Index of ``rec`` (by identity) in ``records``, in O(1) amortised."""
         pos = self._pos
@@ -103,6 +146,23 @@ class Library:
         else:
             self._folded.pop(folded, None)
 
+    def _unindex(self, rec: Record) -> None:
+        """Drop ``rec`` (already out of ``records``) from the key index."""
+        self._count_key(rec.key, -1)
+        if self._index.get(rec.key) is rec:
+            del self._index[rec.key]
+            if self.has_key(rec.key):  # another entry with this key is now the first
+                for other in self.records:
+                    if other.key == rec.key and other is not rec:
+                        self._index[rec.key] = other
+                        break
+
+    def _reindex(self, rec: Record) -> None:
+        self._count_key(rec.key, 1)
+        first = self._index.get(rec.key)
+        if first is None or self._position(rec) < self._position(first):
+            self._index[rec.key] = rec
+
     def add(self, record: Record) -> Record:
         if self.has_key(record.key):
             raise ValidationError(f"the key '{record.key}' is already in the library")
@@ -114,10 +174,11 @@ class Library:
         self._added[id(record)] = record
         return record
 
-    def replace(self, old_key: str, new: Record) -> Record:
-        """Put ``new`` in place of the entry ``old_key``; only that entry's text changes."""
-        old = self[old_key]
-        if new.key.casefold() != old_key.casefold() and self.has_key(new.key):
+    def replace(self, old: Record | str, new: Record) -> Record:
+        """Put ``new`` in place of the entry ``old`` (the record itself, or a key used once);
+        only that entry's text changes, even when another entry shares its key."""
+        old = self._resolve(old)
+        if new.key.casefold() != old.key.casefold() and self.has_key(new.key):
             raise ValidationError(f"the key '{new.key}' is already in the library")
         i = self._position(old)
         new.source = old.source
@@ -126,10 +187,8 @@ class Library:
         if self._pos is not None:
             self._pos.pop(id(old), None)
             self._pos[id(new)] = i
-        del self._index[old_key]
-        self._index[new.key] = new
-        self._count_key(old_key, -1)
-        self._count_key(new.key, 1)
+        self._unindex(old)
+        self._reindex(new)
         if id(old) in self._added:
             del self._added[id(old)]
             self._added[id(new)] = new
@@ -137,17 +196,12 @@ class Library:
             self._originals[id(new)] = self._originals.pop(id(old), old)
         return new
 
-    def remove(self, key: str) -> Record:
-        rec = self[key]
+    def remove(self, target: Record | str) -> Record:
+        """Remove the entry ``target`` (the record itself, or a key used once)."""
+        rec = self._resolve(target)
         del self.records[self._position(rec)]
         self._pos = None
-        del self._index[key]
-        self._count_key(key, -1)
-        if self.has_key(key):  # another entry with this key may now be reachable
-            for other in self.records:
-                if other.key == key:
-                    self._index[key] = other
-                    break
+        self._unindex(rec)
         if id(rec) in self._added:
             del self._added[id(rec)]
         else:

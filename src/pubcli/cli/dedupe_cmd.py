@@ -277,16 +277,19 @@ def _merge(path: Path, lib: "Library", groups: list["Group"], *, yes: bool,
     with store.transaction(path, dry_run=dry_run,
                            on_wait=lambda m: common.note(m)) as live:
         for g, result in plans:
+            now = {id(rec): live.locate(rec) for rec in g.records}
             for rec in g.records:
-                now = live.get(rec.key)
-                if now is None or now.fields != rec.fields or now.type != rec.type:
+                if now[id(rec)] is None:
                     raise LibraryChanged(f"'{rec.key}' changed while pubcli was asking; "
                                          "nothing was written: run the merge again", path=path)
             keep = result.record
-            merged = live[keep.key].copy(type=keep.type, fields=keep.fields)
-            live.replace(keep.key, merged)
-            for k in result.dropped_keys:
-                live.remove(k)
+            kept = next(r for r in g.records if r.key == keep.key)
+            target = now[id(kept)]
+            merged = target.copy(type=keep.type, fields=keep.fields)
+            live.replace(target, merged)
+            for rec in g.records:
+                if rec is not kept:
+                    live.remove(now[id(rec)])
             if dry_run:
                 sys.stdout.write(bibtex.format_entry(merged, indent=fmt_indent,
                                                      newline=live.newline) + "\n")

@@ -67,11 +67,12 @@ def tag_command(
         common.report_problems(lib)
         plan = A.plan_tag(lib.records, cfg, keys=keys or [], filters=filters, add=add or [],
                           remove=remove or [], featured=featured, rename=rename,
-                          allow_new=new, confirm_all=all_, preview=dry_run)
+                          allow_new=new, confirm_all=all_, preview=dry_run,
+                          path=path)
         for line in plan.warnings:
             common.warn(line)
         for old, rec in plan.changes:
-            lib.replace(old.key, rec)
+            lib.replace(old, rec)
     _report(plan.changes, dry_run)
 
 
