@@ -313,6 +313,18 @@ def near_duplicate(rec: dict, key: str, rng: random.Random) -> str:
                   pages_style=rng.choice(["full", "short", "none"]), drop_authors=drop_authors)
 
 
+def _years_on(rec: dict, years: int) -> dict:
+    """The same title some years later in the same journal: a later volume, other pages
+    (a copy with only the year changed would be a duplicate with a typo in the year)."""
+    r2 = dict(rec)
+    if str(r2.get("volume", "")).isdigit():
+        r2["volume"] = str(int(r2["volume"]) + years)
+    if "pages" in r2:
+        a, b = r2["pages"]
+        r2["pages"] = (a + 50 * years, b + 50 * years)
+    return r2
+
+
 def hard_negative(w: World, rec: dict, key: str) -> str:
     """A different work that looks like ``rec``."""
     rng = w.rng
@@ -341,7 +353,8 @@ def hard_negative(w: World, rec: dict, key: str) -> str:
                       pages_style="none")
     if kind == "edition":
         if rec["type"] != "book":
-            return render(r2, key, year=rec["year"] + rng.choice([3, 5]), rng=rng)
+            later = rng.choice([3, 5])
+            return render(_years_on(r2, later), key, year=rec["year"] + later, rng=rng)
         return render(r2, key, year=rec["year"] + rng.choice([1, 2, 4]), rng=rng,
                       extra={"edition": "2nd"})
     if kind == "word":
@@ -356,7 +369,8 @@ def hard_negative(w: World, rec: dict, key: str) -> str:
             r2["pages"] = (a + 40, b + 40)
         return render(r2, key, title=" ".join(ws), rng=rng)
     if kind == "years":
-        return render(r2, key, year=rec["year"] + rng.choice([3, 4, 6]), rng=rng)
+        later = rng.choice([3, 4, 6])
+        return render(_years_on(r2, later), key, year=rec["year"] + later, rng=rng)
     # generic title by the same editor, same journal and year, other pages
     g = rng.choice(GENERIC)
     r3 = dict(rec, type="article", title=g, people=rec["people"][:1])

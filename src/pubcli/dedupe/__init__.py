@@ -53,7 +53,7 @@ __all__ = [
 #: development sets (see the project notes and ``bench/bench_dedupe.py sweep``)
 #: keep precision at 1.0 on real review exports; recall changes little between
 #: 80 and 99, because true pairs mostly score far above.
-DEFAULT_THRESHOLD = 90.0
+DEFAULT_THRESHOLD = 98.0
 #: Two groups are not joined when a cross pair's probability is below this (percent).
 CHAIN_FLOOR = 50.0
 #: Libraries up to this size get their own estimated weights in find_matches.
@@ -147,8 +147,12 @@ def _title_works(index: Index) -> dict[str, int]:
 
 
 def _same_work(a: Features, b: Features) -> bool:
-    if a.authors and b.authors:
+    """Could two records of one title be one work? A person in common, or (with a
+    single author or none on one side, often a broken export) years at most one apart."""
+    if len(a.authors) >= 2 and len(b.authors) >= 2:
         return shared_authors(a.authors, b.authors, b.author_index) > 0
+    if a.authors and b.authors and shared_authors(a.authors, b.authors, b.author_index):
+        return True
     return not (a.year and b.year and abs(a.year - b.year) > 1)
 
 

@@ -17,9 +17,10 @@ from ..model import Record
 from .identifiers import (BOOKLIKE, PREPRINT_DOI, arxiv_id, edition_value, issue_value,
                           normalise_doi, normalise_isbn, page_range, volume_value)
 from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
-                        _has_separator, _main_title, _marker_difference, _normalise, normalise,
+                        _has_separator, _main_title, _marker_difference, _normalise, _unmatched_words,
+                        normalise,
                         strip_annotations, title_score)
-from .people import Person, _author_index, _parse_authors, shared_authors
+from .people import Person, _author_index, _parse_authors, person_match, shared_authors
 from .venues import venue_relation
 
 MISSING = -1
@@ -44,8 +45,9 @@ FIELDS: tuple[Field, ...] = tuple(Field)
 
 #: Level names per field, strongest agreement first.
 LEVELS: dict[Field, tuple[str, ...]] = {
-    Field.TITLE: ("exact", "95+", "88+", "main title", "70+", "different"),
-    Field.AUTHORS: ("all, 3+", "all", "most", "some", "none"),
+    Field.TITLE: ("exact", "95+", "88+", "main title", "a word replaced", "70+", "different"),
+    Field.AUTHORS: ("all, 3+", "all", "all, reordered", "most, 3+", "most", "some", "none",
+                    "none of 1"),
     Field.YEAR: ("same", "1 apart", "2 apart", "further"),
     Field.VENUE: ("same volume", "same venue", "unclear", "other volume", "different"),
     Field.NUMBER: ("same", "different"),
@@ -55,7 +57,7 @@ LEVELS: dict[Field, tuple[str, ...]] = {
     Field.ISBN: ("same", "different"),
     Field.TYPE: ("same", "compatible", "different"),
 }
-T_EXACT, T_95, T_88, T_MAIN, T_70, T_LOW = range(6)
+T_EXACT, T_95, T_88, T_MAIN, T_WORD, T_70, T_LOW = range(7)
 
 
 class VetoKind(str, Enum):
@@ -287,6 +289,10 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
     score = title_score(a.title, b.title)
     if score >= 100:
         return T_EXACT, score, "100 (words reordered)"
+    if score >= 88:
+        ua, ub = _unmatched_words(a.tokens, b.tokens)
+        if ua and ub:  # a word replaced ("adults" / "children"), not only added
+            return T_WORD, score, f"{score:.0f}, {ua[0] if ua else '-'} / {ub[0] if ub else '-'}"
     if score >= 95:
         return T_95, score, f"{score:.0f}"
     short, long_ = (a, b) if len(a.title) <= len(b.title) else (b, a)
@@ -294,13 +300,24 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
             and not (series is not None and series(short)):
         if long_.main and not short.main and title_score(short.title, long_.main) >= 95:
             return T_MAIN, score, "without the subtitle"
-        if len(short.content_tokens) >= 5 and short.title in long_.title:
-            return T_MAIN, score, "inside the other"
+        if len(short.content_tokens) >= 5 and len(long_.title) > len(short.title) + 8:
+            if short.title in long_.title:
+                return T_MAIN, score, "inside the other"
+            if score >= 70 and _partial(short.title, long_.title) >= 95:
+                return T_MAIN, score, "nearly inside the other"
     if score >= 88:
         return T_88, score, f"{score:.0f}"
     if score >= 70:
         return T_70, score, f"{score:.0f}"
     return T_LOW, score, f"{score:.0f}"
+
+
+def _partial(short: str, long_: str) -> float:
+    """How well ``short`` matches its best place in ``long_`` (a title cut short or
+    with text around it: "k shim fast similarity search ...")."""
+    from rapidfuzz import fuzz
+
+    return fuzz.partial_ratio(short, long_)
 
 
 def _author_level(a: Features, b: Features) -> tuple[int, str]:
@@ -313,10 +330,14 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
     smaller = len(au_a)
     shown = f"{shared} of {smaller}"
     if shared >= smaller:
+        if smaller > 1 and not person_match(au_a[0], au_b[0]):
+            return 2, shown + ", another first author"
         return (0 if smaller >= 3 else 1), shown
     if 2 * shared >= smaller:
-        return 2, shown
-    return (3 if shared else 4), shown
+        return (3 if shared >= 3 else 4), shown
+    if shared:
+        return 5, shown
+    return (7 if smaller == 1 else 6), shown
 
 
 def _type_level(a: Record, b: Record) -> int:

@@ -123,3 +123,26 @@ def suggest_keep(group_records: Sequence[Record]) -> Record:
         return (_TYPE_RANK.get(r.type, 1), "doi" in r.fields, filled, -r.line)
 
     return max(group_records, key=rank)
+
+
+@dataclass
+class Planned:
+    """One merge ``--merge --yes`` will make, or the reason it leaves a group alone."""
+
+    number: int                     # the group's number (1-based) in the listing
+    records: list[Record]
+    result: MergeResult | None = None
+    skipped: str = ""               # why the group needs a human
+
+
+def plan_merges(groups: Sequence) -> list[Planned]:
+    """Merge every group into its suggested entry, except groups the matcher could
+    not close (a link left apart because two members are different works): those
+    need a human. ``groups`` are :class:`pubcli.dedupe.Group` values."""
+    out = []
+    for n, g in enumerate(groups, 1):
+        if g.conflicts:
+            out.append(Planned(n, list(g.records), skipped=g.conflicts[0]))
+            continue
+        out.append(Planned(n, list(g.records), merge(g.records, suggest_keep(g.records))))
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _PREPRINT_VENUE_RE = re.compile(r"rxiv|preprint|\bcorr\b|\bssrn\b|research square|submitted|"
                                 r"in press|unpublished|working paper")
@@ -79,6 +80,7 @@ def _acronym_ends(s: str, words: list[str], j: int) -> list[int]:
     return out
 
 
+@lru_cache(maxsize=65536)
 def venue_relation(a: str, b: str) -> str:
     """How two normalised venues relate: "same" (also abbreviated: "J Am Coll
     Cardiol", "NEJM"), "unclear" (one missing, a preprint server, or one a prefix
@@ -105,6 +107,8 @@ def venue_relation(a: str, b: str) -> str:
         return "unclear"
     if len(short) < len(long_) and all(_abbreviates(x, y) for x, y in zip(short, long_)):
         return "unclear"  # "VLDB J." / "The VLDB Journal: the international journal on ..."
+    if len(short) <= 2 and set(short) <= set(long_) and any(len(w) >= 4 for w in short):
+        return "unclear"  # "SIGMOD Conference" / "Proc. ACM SIGMOD Conf. on Management of Data"
     return "different"
 
 

@@ -28,8 +28,10 @@ from .evidence import FIELDS, LEVELS, MISSING, T_EXACT, Comparison, Field
 #: Typical m and u per field and level among blocked candidate pairs (titles
 #: already alike): where the estimation starts, and what a small library keeps.
 PRIOR: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
-    Field.TITLE: ((0.70, 0.16, 0.06, 0.05, 0.025, 0.005), (0.04, 0.04, 0.07, 0.03, 0.42, 0.40)),
-    Field.AUTHORS: ((0.50, 0.36, 0.08, 0.04, 0.02), (0.02, 0.04, 0.02, 0.06, 0.86)),
+    Field.TITLE: ((0.70, 0.16, 0.06, 0.05, 0.004, 0.021, 0.005),
+                  (0.04, 0.04, 0.06, 0.03, 0.10, 0.34, 0.39)),
+    Field.AUTHORS: ((0.46, 0.34, 0.04, 0.06, 0.03, 0.045, 0.015, 0.01),
+                    (0.015, 0.035, 0.02, 0.01, 0.02, 0.06, 0.74, 0.10)),
     Field.YEAR: ((0.82, 0.14, 0.025, 0.015), (0.10, 0.15, 0.13, 0.62)),
     Field.VENUE: ((0.60, 0.25, 0.11, 0.02, 0.02), (0.04, 0.12, 0.20, 0.14, 0.50)),
     Field.NUMBER: ((0.92, 0.08), (0.25, 0.75)),
@@ -40,6 +42,14 @@ PRIOR: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
     Field.TYPE: ((0.88, 0.09, 0.03), (0.70, 0.15, 0.15)),
 }
 PRIOR_SHARE = 0.25
+#: Disagreements that are rare among duplicates by their nature: the estimate may
+#: not make them look common (near-copies that differ only there are different works,
+#: and would otherwise teach the model that duplicates disagree there).
+M_CAP: dict[tuple[Field, int], float] = {
+    (Field.YEAR, 3): 0.004, (Field.YEAR, 2): 0.02,
+    (Field.DOI, 1): 0.02, (Field.ARXIV, 1): 0.02,
+    (Field.TITLE, 4): 0.05, (Field.TITLE, 6): 0.02,
+}
 #: Pseudo-pairs behind the prior, for duplicates and non-duplicates.
 STRENGTH_M = 40.0
 STRENGTH_U = 40.0
@@ -48,10 +58,12 @@ ITERATIONS = 30
 MAX_TRAINING_PAIRS = 150_000
 #: Weights are kept within +-CAP bits (no single level decides alone).
 CAP = 10.0
+#: Pairs of support at which a level's weight is half estimated, half prior.
+SHRINK = 30.0
 
 # How often a title of k content words is shared by chance, relative to a
 # long one (term-frequency floor for titles the library has seen only once).
-_SHORT_TITLE_FACTOR = {0: 400.0, 1: 120.0, 2: 25.0, 3: 4.0, 4: 1.5}
+_SHORT_TITLE_FACTOR = {0: 400.0, 1: 100.0, 2: 16.0, 3: 4.0, 4: 1.5}
 _GENERIC_FACTOR = 400.0
 
 
@@ -102,11 +114,18 @@ class Model:
     #: work are left out).
     title_works: Mapping[str, int] = field(default_factory=dict)
     generic_titles: frozenset[str] = frozenset()
+    #: How many candidate pairs showed each level (the estimate's support).
+    support: dict[Field, list[float]] = field(default_factory=dict)
 
     def weight(self, f: Field, level: int) -> float:
         if level == MISSING:
             return 0.0
         w = math.log2(self.m[f][level] / self.u[f][level])
+        if self.support:
+            # a level seen in few pairs of this library keeps mostly the prior weight
+            n = self.support[f][level]
+            pm, pu = PRIOR[f]
+            w = (n * w + SHRINK * math.log2(pm[level] / pu[level])) / (n + SHRINK)
         return max(-CAP, min(CAP, w))
 
     def title_weight(self, level: int, title_key: str, content_words: int) -> tuple[float, str]:
@@ -119,8 +138,9 @@ class Model:
                      _GENERIC_FACTOR if title_key in self.generic_titles else 1.0)
         if chance <= 1.0:
             return w, ""
-        u = min(0.95, self.u[Field.TITLE][T_EXACT] * chance)
-        adjusted = max(-CAP, min(CAP, math.log2(self.m[Field.TITLE][T_EXACT] / u)))
+        # Splink's term-frequency adjustment: the chance agreement is ``chance`` times
+        # that of a typical title, so the weight drops by log2(chance)
+        adjusted = max(-CAP, w - math.log2(chance))
         if works > 1:
             note = f"{works} different works have this title here"
         elif title_key in self.generic_titles:
@@ -130,12 +150,13 @@ class Model:
         return adjusted, note
 
     def difference_note(self, f: Field, level: int) -> str:
-        """For a disagreement: how often likely duplicates of this library disagree."""
-        if level <= 0 or f in (Field.TITLE, Field.AUTHORS):
+        """For a disagreement: how often likely duplicates of this library show it."""
+        if level <= 0 or f in (Field.TITLE, Field.AUTHORS) or not self.pairs:
             return ""
-        share = 1.0 - self.m[f][0]
+        share = self.m[f][level]
         if share >= 0.2:
-            return f"differs in {share:.0%} of likely pairs in this library"
+            return f"{'differs' if level == len(LEVELS[f]) - 1 else LEVELS[f][level]} " \
+                   f"in {share:.0%} of likely pairs in this library"
         return ""
 
     def score(self, cmp: Comparison, content_words: int) -> Score:
@@ -209,11 +230,21 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
             cm = np.array([post[mask].sum() for mask in masks[j]]) + prior_m[f]
             cu = np.array([(1 - post[mask]).sum() for mask in masks[j]]) + prior_u[f]
             new_m, new_u = cm / cm.sum(), cu / cu.sum()
+            capped = [k for k in range(len(new_m)) if new_m[k] > M_CAP.get((f, k), 1.0)]
+            if capped:
+                for k in capped:
+                    new_m[k] = M_CAP[(f, k)]
+                free = [k for k in range(len(new_m)) if k not in capped]
+                rest = 1.0 - sum(new_m[k] for k in capped)
+                total = sum(new_m[k] for k in free)
+                for k in free:
+                    new_m[k] *= rest / total
             delta = max(delta, float(np.abs(new_m - m[f]).max()))
             m[f], u[f] = new_m, new_u
         if delta < 1e-4:
             break
     _ = nf
+    model.support = {f: [float(mask.sum()) for mask in masks[j]] for j, f in enumerate(FIELDS)}
     model.m = {f: [float(x) for x in m[f]] for f in FIELDS}
     model.u = {f: [float(x) for x in u[f]] for f in FIELDS}
     model.prior = lam
