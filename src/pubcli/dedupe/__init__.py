@@ -34,7 +34,7 @@ from .clusters import cluster
 from .evidence import FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto, VetoKind, compare
 from .explain import Verdict, model_summary, verdict, weight_lines
 from .identifiers import normalise_doi, normalise_isbn, page_range
-from .merge import Conflict, MergeResult, merge, suggest_keep
+from .merge import Conflict, MergeResult, Planned, merge, plan_merges, suggest_keep
 from .normalise import _GENERIC, _unmatched_words, normalise, strip_annotations, title_score
 from .people import parse_authors, person_match, person_strings, shared_authors
 from .venues import venue_relation
@@ -46,7 +46,7 @@ __all__ = [
     "normalise", "normalise_doi", "normalise_isbn", "page_range", "pair_key", "parse_authors",
     "person_match", "person_strings", "shared_authors", "strip_annotations", "suggest_keep",
     "title_score", "venue_relation", "weight_lines", "model_summary", "LEVELS", "FIELDS",
-    "MISSING", "Comparison", "_unmatched_words",
+    "MISSING", "Comparison", "_unmatched_words", "Planned", "plan_merges",
 ]
 
 #: The match probability (percent) a pair needs, no veto applying. At 90, the
@@ -54,8 +54,10 @@ __all__ = [
 #: keep precision at 1.0 on real review exports; recall changes little between
 #: 80 and 99, because true pairs mostly score far above.
 DEFAULT_THRESHOLD = 98.0
-#: Two groups are not joined when a cross pair's probability is below this (percent).
+#: Two groups are not joined when a cross pair's probability is below this (percent),
+#: or when the pair does not match and one field speaks this strongly against it (bits).
 CHAIN_FLOOR = 50.0
+AGAINST = -6.0
 #: Libraries up to this size get their own estimated weights in find_matches.
 ESTIMATE_LIMIT = 50_000
 
@@ -279,7 +281,8 @@ class Matcher:
             v = self.judge(x, y, min(self.threshold, DEFAULT_THRESHOLD))
             if v.vetoes:
                 return v.vetoes[0]
-            if v.score < CHAIN_FLOOR:
+            if v.score < CHAIN_FLOOR or (not v.duplicate and any(
+                    c.weight <= AGAINST for c in v.contributions)):
                 return v
             return None
 
@@ -292,7 +295,10 @@ class Matcher:
                                                         self.position[t[1]])))
             notes = []
             for i, j, x, y, why in c.apart:
-                text = why.summary if isinstance(why, Verdict) else str(why)
+                text = str(why)
+                if isinstance(why, Verdict):
+                    worst = min(why.contributions, key=lambda c: c.weight, default=None)
+                    text = why.summary + (f"; {worst}" if worst is not None else "")
                 notes.append(f"{feats[i].record.key} ~ {feats[j].record.key} left apart: "
                              f"{feats[x].record.key} / {feats[y].record.key}: {text}")
             out.append(Group(recs, [Link(feats[i].record, feats[j].record, v.score, v.rule,

@@ -9,6 +9,7 @@ weighs is not decided here (see :mod:`.weights`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Sequence
@@ -103,6 +104,10 @@ _TYPE_FAMILY = {"article": "article", "inproceedings": "paper", "conference": "p
 #: Types any work can be written as on the way (preprint, report, web page).
 _LOOSE_TYPES = frozenset({"misc", "unpublished", "online", "electronic", "www", "preprint",
                           "techreport", "report", "manual", "booklet", ""})
+
+
+_BOOK_DOI_RE = re.compile(r"/97[89]-?\d")  # a DOI built on an ISBN: a book's
+_PART_TYPES = frozenset({"incollection", "inbook", "inproceedings", "chapter"})
 
 
 class Features:
@@ -405,6 +410,9 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
     if doi_a and doi_b and doi_a != doi_b and (doi_a.startswith(PREPRINT_DOI)
                                                != doi_b.startswith(PREPRINT_DOI)):
         doi_level = MISSING  # a preprint server's DOI says nothing against a publisher's
+    elif doi_a and doi_a == doi_b and _BOOK_DOI_RE.search(doi_a) \
+            and a.record.type in _PART_TYPES and b.record.type in _PART_TYPES:
+        doi_level = MISSING  # two chapters citing their book's DOI: it names neither
     else:
         doi_level = _same_or_not(doi_a, doi_b)
     levels = (t_level, a_level, y_level, v_level, num_level, p_level, doi_level,

@@ -29,17 +29,17 @@ from .evidence import FIELDS, LEVELS, MISSING, T_EXACT, Comparison, Field
 #: already alike): where the estimation starts, and what a small library keeps.
 PRIOR: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
     Field.TITLE: ((0.70, 0.16, 0.06, 0.05, 0.004, 0.021, 0.005),
-                  (0.04, 0.04, 0.06, 0.03, 0.10, 0.34, 0.39)),
+                  (0.04, 0.02, 0.04, 0.03, 0.10, 0.37, 0.40)),
     Field.AUTHORS: ((0.46, 0.34, 0.04, 0.06, 0.03, 0.045, 0.015, 0.01),
-                    (0.015, 0.035, 0.02, 0.01, 0.02, 0.06, 0.74, 0.10)),
-    Field.YEAR: ((0.82, 0.14, 0.025, 0.015), (0.10, 0.15, 0.13, 0.62)),
-    Field.VENUE: ((0.60, 0.25, 0.11, 0.02, 0.02), (0.04, 0.12, 0.20, 0.14, 0.50)),
+                    (0.015, 0.02, 0.02, 0.01, 0.02, 0.06, 0.755, 0.10)),
+    Field.YEAR: ((0.826, 0.15, 0.02, 0.004), (0.10, 0.10, 0.14, 0.66)),
+    Field.VENUE: ((0.60, 0.26, 0.11, 0.02, 0.01), (0.04, 0.12, 0.20, 0.14, 0.50)),
     Field.NUMBER: ((0.92, 0.08), (0.25, 0.75)),
     Field.PAGES: ((0.85, 0.09, 0.06), (0.005, 0.01, 0.985)),
-    Field.DOI: ((0.99, 0.01), (0.002, 0.998)),
-    Field.ARXIV: ((0.99, 0.01), (0.002, 0.998)),
-    Field.ISBN: ((0.85, 0.15), (0.05, 0.95)),
-    Field.TYPE: ((0.88, 0.09, 0.03), (0.70, 0.15, 0.15)),
+    Field.DOI: ((0.997, 0.003), (0.002, 0.998)),
+    Field.ARXIV: ((0.997, 0.003), (0.002, 0.998)),
+    Field.ISBN: ((0.90, 0.10), (0.005, 0.995)),
+    Field.TYPE: ((0.88, 0.09, 0.03), (0.70, 0.09, 0.21)),
 }
 PRIOR_SHARE = 0.25
 #: Disagreements that are rare among duplicates by their nature: the estimate may
@@ -47,7 +47,7 @@ PRIOR_SHARE = 0.25
 #: and would otherwise teach the model that duplicates disagree there).
 M_CAP: dict[tuple[Field, int], float] = {
     (Field.YEAR, 3): 0.004, (Field.YEAR, 2): 0.02,
-    (Field.DOI, 1): 0.02, (Field.ARXIV, 1): 0.02,
+    (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01,
     (Field.TITLE, 4): 0.05, (Field.TITLE, 6): 0.02,
 }
 #: Pseudo-pairs behind the prior, for duplicates and non-duplicates.
