@@ -204,7 +204,8 @@ def _as_github(path: Path, groups: list["Group"]) -> str:
         for rec in g.records:
             others = [r.key for r in g.records if r is not rec]
             links = [lk for lk in g.links if rec in (lk.a, lk.b)]
-            why = "; ".join(links[0].evidence) + f" ({links[0].rule})" if links else ""
+            why = (f"match probability {links[0].score:.1f}% ("
+                   + "; ".join(links[0].evidence[:3]) + ")") if links else ""
             msg = f"'{rec.key}' looks like a duplicate of {', '.join(repr(k) for k in others)}"
             if why:
                 msg += f": {why}"
@@ -294,8 +295,8 @@ def _report(path: Path, threshold: float | None, explain: Optional[Tuple[str, st
         rows = dedupe.weight_lines(model)
         out["weights"] = {"summary": dedupe.model_summary(model), "prior": model.prior,
                           "pairs": model.pairs,
-                          "levels": [dict(zip(("field", "level", "m", "u", "weight"), r))
-                                     for r in rows]}
+                          "levels": [dict(zip(("field", "level", "m", "u", "weight", "pairs"),
+                                              r)) for r in rows]}
         if fmt is not DedupeFormat.json:
             sys.stdout.write(_weights_text(dedupe.model_summary(model), rows))
     if fmt is DedupeFormat.json:
@@ -320,9 +321,10 @@ def _verdict_text(ka: str, kb: str, v: "Verdict") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _weights_text(summary: str, rows: list[tuple[str, str, str, str, str]]) -> str:
-    lines = [summary, f"{'field':<8} {'level':<16} {'m':>6} {'u':>6} {'weight':>7}"]
-    lines += [f"{f:<8} {lv:<16} {m:>6} {u:>6} {w:>7}" for f, lv, m, u, w in rows]
+def _weights_text(summary: str, rows: list[tuple[str, str, str, str, str, str]]) -> str:
+    lines = [summary, "weight: log2(m/u), moved toward the prior where few pairs show a level",
+             f"{'field':<8} {'level':<16} {'m':>6} {'u':>6} {'weight':>7} {'pairs':>7}"]
+    lines += [f"{f:<8} {lv:<16} {m:>6} {u:>6} {w:>7} {n:>7}" for f, lv, m, u, w, n in rows]
     return "\n".join(lines) + "\n"
 
 

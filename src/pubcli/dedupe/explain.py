@@ -64,10 +64,10 @@ def verdict(score: Score, vetoes: tuple[Veto, ...], threshold: float) -> Verdict
                    list(vetoes), threshold)
 
 
-def weight_lines(model: Model) -> list[tuple[str, str, str, str, str]]:
-    """Rows (field, level, m, u, weight) of the estimated model, for ``--weights``."""
-    return [(f.value, level, f"{m:.3f}", f"{u:.3f}", f"{w:+.1f}")
-            for f, level, m, u, w in model.table()]
+def weight_lines(model: Model) -> list[tuple[str, str, str, str, str, str]]:
+    """Rows (field, level, m, u, weight, pairs) of the estimated model, for ``--weights``."""
+    return [(f.value, level, f"{m:.3f}", f"{u:.3f}", f"{w:+.1f}", f"{n:.0f}")
+            for f, level, m, u, w, n in model.table()]
 
 
 def model_summary(model: Model) -> str:

@@ -175,9 +175,12 @@ class Model:
         p = 1.0 / (1.0 + 2.0 ** (-total)) if total > -60 else 0.0
         return Score(out, total, p)
 
-    def table(self) -> list[tuple[Field, str, float, float, float]]:
-        """(field, level, m, u, weight) for every level: what ``--weights`` prints."""
-        return [(f, name, self.m[f][k], self.u[f][k], self.weight(f, k))
+    def table(self) -> list[tuple[Field, str, float, float, float, float]]:
+        """(field, level, m, u, weight, pairs) for every level: what ``--weights``
+        prints. The weight is log2(m/u) moved toward the prior's where few candidate
+        pairs (``pairs``) showed the level."""
+        return [(f, name, self.m[f][k], self.u[f][k], self.weight(f, k),
+                 self.support[f][k] if self.support else 0.0)
                 for f in FIELDS for k, name in enumerate(LEVELS[f])]
 
 
