@@ -178,6 +178,7 @@ class Matcher:
         self._model = model
         self._pairs: set[tuple[int, int]] | None = None
         self._compared: dict[tuple[int, int], Comparison] = {}
+        self._works: dict[str, int] | None = None
 
     # ------------------------------------------------------------ the weights
     def pairs(self, progress: Callable[[float], None] | None = None) -> set[tuple[int, int]]:
@@ -192,12 +193,19 @@ class Matcher:
             self._model = self._estimate()
         return self._model
 
+    @property
+    def title_works(self) -> dict[str, int]:
+        if self._works is None:
+            self._works = _title_works(self.index)
+        return self._works
+
+    def _common(self, s: Features) -> bool:
+        return s.title in _GENERIC or self.title_works.get(s.title, 1) > 1
+
     def _estimate(self) -> Model:
         pairs = sorted(self.pairs())
         rows = [self.comparison(i, j).levels for i, j in pairs]
-        generic = frozenset(t for t in self.index.by_title if t in _GENERIC)
-        return estimate(rows, title_works=_title_works(self.index),
-                        generic_titles=generic | _GENERIC)
+        return estimate(rows, title_works=self.title_works, generic_titles=_GENERIC)
 
     # ------------------------------------------------------------ one pair
     def comparison(self, i: int, j: int) -> Comparison:
@@ -205,7 +213,8 @@ class Matcher:
         got = self._compared.get(key)
         if got is None:
             a, b = self.index.feats[key[0]], self.index.feats[key[1]]
-            got = self._compared[key] = compare(a, b, series=self.index.series)
+            got = self._compared[key] = compare(a, b, series=self.index.series,
+                                                common=self._common)
         return got
 
     def judge(self, i: int, j: int, threshold: float | None = None) -> Verdict:
@@ -242,7 +251,7 @@ class Matcher:
             other = self.index.feats[j]
             if other.record is candidate:
                 continue
-            cmp = compare(s, other, series=self.index.series)
+            cmp = compare(s, other, series=self.index.series, common=self._common)
             words = min(len(s.content_tokens), len(other.content_tokens))
             v = verdict(model.score(cmp, words), cmp.vetoes, th)
             if v.duplicate:

@@ -23,6 +23,7 @@ from .normalise import title_score
 WINDOW = 6
 #: Title similarity (rapidfuzz ``ratio``, 0-100) a neighbour needs to be a candidate.
 BLOCK_CUT = 72.0
+_NUMPY_FROM = 3000
 _BIG_BLOCK = 60  # beyond this many entries with one key, pairs are taken more selectively
 _ID_TEXT_FIELDS = frozenset({"doi", "url", "eprint", "arxiv", "journal", "journaltitle", "note",
                              "howpublished"})
@@ -248,10 +249,12 @@ def _neighbour_hits(keys: list[str], window: int, cut: float) -> Iterator[tuple[
     from rapidfuzz import fuzz, process
 
     n = len(keys)
-    try:
-        import numpy as np
-    except ImportError:
-        np = None
+    np = None
+    if n >= _NUMPY_FROM:  # importing numpy costs more than it saves on small libraries
+        try:
+            import numpy as np
+        except ImportError:
+            np = None
     if np is not None:
         for d in range(1, min(window, n - 1) + 1):
             scores = process.cpdist(keys[:-d], keys[d:], scorer=fuzz.ratio, processor=None,

@@ -46,10 +46,11 @@ FIELDS: tuple[Field, ...] = tuple(Field)
 
 #: Level names per field, strongest agreement first.
 LEVELS: dict[Field, tuple[str, ...]] = {
-    Field.TITLE: ("exact", "95+", "88+", "main title", "a word replaced", "70+", "different"),
+    Field.TITLE: ("exact", "exact, common", "95+", "88+", "main title", "a word replaced", "70+",
+                  "different"),
     Field.AUTHORS: ("all, 3+", "all", "all, reordered", "most, 3+", "most", "some", "none",
                     "none of 1"),
-    Field.YEAR: ("same", "1 apart", "2 apart", "further"),
+    Field.YEAR: ("same", "1 apart", "1 apart, a preprint", "2 apart", "further"),
     Field.VENUE: ("same volume", "same venue", "unclear", "other volume", "different"),
     Field.NUMBER: ("same", "different"),
     Field.PAGES: ("same", "same first page", "different"),
@@ -58,7 +59,7 @@ LEVELS: dict[Field, tuple[str, ...]] = {
     Field.ISBN: ("same", "different"),
     Field.TYPE: ("same", "compatible", "different"),
 }
-T_EXACT, T_95, T_88, T_MAIN, T_WORD, T_70, T_LOW = range(7)
+T_EXACT, T_COMMON, T_95, T_88, T_MAIN, T_WORD, T_70, T_LOW = range(8)
 
 
 class VetoKind(str, Enum):
@@ -379,17 +380,23 @@ def _same_or_not(x: str, y: str) -> int:
     return MISSING if not (x and y) else (0 if x == y else 1)
 
 
-def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | None = None
-            ) -> Comparison:
+def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | None = None,
+            common: Callable[[Features], bool] | None = None) -> Comparison:
     """Compare two records field by field. ``series`` may flag a title that starts
     several different titles ("X: part A", "X: part B"), which then cannot match
-    "X: ..." by dropping the subtitle."""
+    "X: ..." by dropping the subtitle; ``common`` a title that says little (several
+    works of the library share it, or it is generic or short)."""
     t_level, t_score, t_shown = _title_level(a, b, series)
+    if t_level == T_EXACT and (len(a.content_tokens) <= 2 or len(b.content_tokens) <= 2
+                               or (common is not None and (common(a) or common(b)))):
+        t_level = T_COMMON
     a_level, a_shown = _author_level(a, b)
     ya, yb = a.year, b.year
     if ya and yb:
         d = abs(ya - yb)
-        y_level = min(d, 3)
+        y_level = (0, 1, 3)[d] if d <= 2 else 4
+        if d == 1 and (a.record.type in _LOOSE_TYPES or b.record.type in _LOOSE_TYPES):
+            y_level = 2  # a preprint and its published version, a year on
         y_shown = str(ya) if d == 0 else f"{min(ya, yb)}/{max(ya, yb)}"
     else:
         y_level, y_shown = MISSING, ""
@@ -436,7 +443,7 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
              else f"{a.record.type} / {b.record.type}")
     vetoes = _vetoes(a, b, ed_a, ed_b, vol_a, vol_b)
     return Comparison(levels, shown, vetoes, t_score,
-                      a.title if t_level == T_EXACT and a.title == b.title else "")
+                      a.title if t_level in (T_EXACT, T_COMMON) and a.title == b.title else "")
 
 
 def _vetoes(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b: str

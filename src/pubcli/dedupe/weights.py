@@ -23,16 +23,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .evidence import FIELDS, LEVELS, MISSING, T_EXACT, Comparison, Field
+from .evidence import FIELDS, LEVELS, MISSING, T_COMMON, T_EXACT, Comparison, Field
 
 #: Typical m and u per field and level among blocked candidate pairs (titles
 #: already alike): where the estimation starts, and what a small library keeps.
 PRIOR: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
-    Field.TITLE: ((0.70, 0.16, 0.06, 0.05, 0.004, 0.021, 0.005),
-                  (0.04, 0.02, 0.04, 0.03, 0.10, 0.37, 0.40)),
+    Field.TITLE: ((0.66, 0.04, 0.16, 0.06, 0.05, 0.004, 0.021, 0.005),
+                  (0.02, 0.04, 0.02, 0.04, 0.03, 0.10, 0.35, 0.40)),
     Field.AUTHORS: ((0.46, 0.34, 0.04, 0.06, 0.03, 0.045, 0.015, 0.01),
                     (0.015, 0.02, 0.02, 0.01, 0.02, 0.06, 0.755, 0.10)),
-    Field.YEAR: ((0.826, 0.15, 0.02, 0.004), (0.10, 0.10, 0.14, 0.66)),
+    Field.YEAR: ((0.85, 0.08, 0.046, 0.02, 0.004), (0.10, 0.12, 0.02, 0.14, 0.62)),
     Field.VENUE: ((0.60, 0.26, 0.11, 0.02, 0.01), (0.04, 0.12, 0.20, 0.14, 0.50)),
     Field.NUMBER: ((0.92, 0.08), (0.25, 0.75)),
     Field.PAGES: ((0.85, 0.09, 0.06), (0.005, 0.01, 0.985)),
@@ -46,9 +46,9 @@ PRIOR_SHARE = 0.25
 #: not make them look common (near-copies that differ only there are different works,
 #: and would otherwise teach the model that duplicates disagree there).
 M_CAP: dict[tuple[Field, int], float] = {
-    (Field.YEAR, 3): 0.004, (Field.YEAR, 2): 0.02,
+    (Field.YEAR, 4): 0.004, (Field.YEAR, 3): 0.02,
     (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01,
-    (Field.TITLE, 4): 0.05, (Field.TITLE, 6): 0.02,
+    (Field.TITLE, 5): 0.05, (Field.TITLE, 7): 0.02,
 }
 #: Pseudo-pairs behind the prior, for duplicates and non-duplicates.
 STRENGTH_M = 40.0
@@ -65,6 +65,7 @@ SHRINK = 30.0
 # long one (term-frequency floor for titles the library has seen only once).
 _SHORT_TITLE_FACTOR = {0: 400.0, 1: 100.0, 2: 16.0, 3: 4.0, 4: 1.5}
 _GENERIC_FACTOR = 400.0
+_TYPICAL_COMMON = 4.0
 
 
 @dataclass
@@ -129,18 +130,16 @@ class Model:
         return max(-CAP, min(CAP, w))
 
     def title_weight(self, level: int, title_key: str, content_words: int) -> tuple[float, str]:
-        """The title's weight, the exact level adjusted by how common the title is."""
+        """The title's weight; a common exact title ("Editorial", a two-word title, one
+        several works of this library share) weighs less the more common it is."""
         w = self.weight(Field.TITLE, level)
-        if level != T_EXACT:
+        if level != T_COMMON:
             return w, ""
         works = self.title_works.get(title_key, 1)
         chance = max(float(works), _SHORT_TITLE_FACTOR.get(content_words, 1.0),
                      _GENERIC_FACTOR if title_key in self.generic_titles else 1.0)
-        if chance <= 1.0:
-            return w, ""
-        # Splink's term-frequency adjustment: the chance agreement is ``chance`` times
-        # that of a typical title, so the weight drops by log2(chance)
-        adjusted = max(-CAP, w - math.log2(chance))
+        # Splink's term-frequency adjustment, relative to a typical common title
+        adjusted = max(-CAP, w - max(0.0, math.log2(chance / _TYPICAL_COMMON)))
         if works > 1:
             note = f"{works} different works have this title here"
         elif title_key in self.generic_titles:
