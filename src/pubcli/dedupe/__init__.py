@@ -179,6 +179,7 @@ class Matcher:
         self._pairs: set[tuple[int, int]] | None = None
         self._compared: dict[tuple[int, int], Comparison] = {}
         self._works: dict[str, int] | None = None
+        self._by_id: dict[int, int] | None = None
 
     # ------------------------------------------------------------ the weights
     def pairs(self, progress: Callable[[float], None] | None = None) -> set[tuple[int, int]]:
@@ -233,12 +234,14 @@ class Matcher:
         for n, f in enumerate(self.index.feats):
             if f.record is rec:
                 return n
-        return self.index.add(rec).index
+        self.add(rec)
+        return len(self.index.feats) - 1
 
     # ------------------------------------------------------------ a candidate
     def add(self, rec: Record) -> None:
         """Index one more record (the weights are kept)."""
         self.index.add(rec)
+        self._by_id = None
         self.records.append(rec)
         self.position[len(self.index.feats) - 1] = len(self.records) - 1
 
@@ -318,11 +321,9 @@ class Matcher:
         return out
 
     def _first_position(self, g: Group) -> int:
-        first = g.records[0]
-        for n, f in enumerate(self.index.feats):
-            if f.record is first:
-                return self.position[n]
-        return 0
+        if self._by_id is None:
+            self._by_id = {id(f.record): self.position[n] for n, f in enumerate(self.index.feats)}
+        return self._by_id.get(id(g.records[0]), 0)
 
 
 # ---------------------------------------------------------------- the stable API

@@ -39,6 +39,7 @@ class Index:
         self._blobs: dict[str, _Blob] = {}
         self._sorted: list[str] = []
         self._series: dict[str, bool] = {}
+        self._subtitled: dict[str, set[str]] | None = None  # main title -> full titles
         for rec in records:
             self.add(rec)
 
@@ -49,17 +50,21 @@ class Index:
         self.titles.append(s.title)
         if s.title:
             self.by_title.setdefault(s.title, []).append(i)
-        self._series.clear()
+        if self._subtitled is not None and s.main:
+            self._subtitled.setdefault(s.main, set()).add(s.title)
+            self._series.pop(s.main, None)
         return s
 
     def series(self, s: Features) -> bool:
         """Do two or more different titles in the index read "<s's title>: ..."?"""
         got = self._series.get(s.title)
         if got is None:
-            head = s.title + " "
-            got = self._series[s.title] = _is_series(
-                {self.titles[i] for i in self._blob("titles").starting(head)
-                 if self.feats[i].main == s.title})
+            if self._subtitled is None:
+                self._subtitled = {}
+                for f in self.feats:
+                    if f.main:
+                        self._subtitled.setdefault(f.main, set()).add(f.title)
+            got = self._series[s.title] = _is_series(self._subtitled.get(s.title, set()))
         return got
 
     def _blob(self, name: str) -> "_Blob":
