@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
 from ..model import Record
 from .blocking import Index, block
 from .clusters import cluster
-from .evidence import FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto, VetoKind, compare
+from .evidence import (FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto, VetoKind,
+                       compare, quick_levels)
 from .explain import Verdict, model_summary, verdict, weight_lines
 from .identifiers import normalise_doi, normalise_isbn, page_range
 from .merge import Conflict, MergeResult, Planned, merge, plan_merges, suggest_keep
@@ -58,6 +60,8 @@ DEFAULT_THRESHOLD = 98.0
 #: or when the pair does not match and one field speaks this strongly against it (bits).
 CHAIN_FLOOR = 50.0
 AGAINST = -6.0
+#: The weights are estimated on at most this many candidate pairs (an even sample).
+TRAINING_PAIRS = 8_000
 #: Libraries up to this size get their own estimated weights in find_matches.
 ESTIMATE_LIMIT = 50_000
 
@@ -204,9 +208,24 @@ class Matcher:
         return s.title in _GENERIC or self.title_works.get(s.title, 1) > 1
 
     def _estimate(self) -> Model:
-        pairs = sorted(self.pairs())
+        pairs = sorted(self.pairs())  # canonical numbers: the sample depends on content only
+        if len(pairs) > TRAINING_PAIRS:
+            step = -(-len(pairs) // TRAINING_PAIRS)
+            pairs = pairs[::step]
         rows = [self.comparison(i, j).levels for i, j in pairs]
         return estimate(rows, title_works=self.title_works, generic_titles=_GENERIC)
+
+    def _ruled_out(self, i: int, j: int, need: float, bound: float) -> bool:
+        """Can the pair not reach ``need`` bits even if authors and venue agree fully?
+        (Compares the cheap fields only.)"""
+        a, b = self.index.feats[i], self.index.feats[j]
+        levels, key = quick_levels(a, b, series=self.index.series, common=self._common)
+        model = self.model
+        words = min(len(a.content_tokens), len(b.content_tokens))
+        total = model.title_weight(levels[0], key, words)[0]
+        for k in range(2, len(FIELDS)):
+            total += model.weight(FIELDS[k], levels[k])
+        return total + bound < need
 
     # ------------------------------------------------------------ one pair
     def comparison(self, i: int, j: int) -> Comparison:
@@ -278,13 +297,19 @@ class Matcher:
         model = self.model
         report(1, 0, 700)
         links: list[tuple[int, int, Verdict]] = []
+        p = min(max(self.threshold / 100.0, 1e-9), 1 - 1e-9)
+        need = math.log2(p / (1 - p)) - math.log2(model.prior / (1 - model.prior))
+        bound = sum(max(0.0, max(model.weight(f, k) for k in range(len(LEVELS[f]))))
+                    for f in (Field.AUTHORS, Field.VENUE))
+        compared = self._compared
         for i, j in sorted(pairs):
             if skip and pair_key(feats[i].record.key, feats[j].record.key) in skip:
+                continue
+            if (i, j) not in compared and self._ruled_out(i, j, need, bound):
                 continue
             v = self.judge(i, j)
             if v.duplicate:
                 links.append((i, j, v))
-        _ = model
 
         def separated(x: int, y: int) -> object | None:
             kx, ky = feats[x].record.key, feats[y].record.key

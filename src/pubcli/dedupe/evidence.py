@@ -380,29 +380,30 @@ def _same_or_not(x: str, y: str) -> int:
     return MISSING if not (x and y) else (0 if x == y else 1)
 
 
-def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | None = None,
-            common: Callable[[Features], bool] | None = None) -> Comparison:
-    """Compare two records field by field. ``series`` may flag a title that starts
-    several different titles ("X: part A", "X: part B"), which then cannot match
-    "X: ..." by dropping the subtitle; ``common`` a title that says little (several
-    works of the library share it, or it is generic or short)."""
+def _title(a: Features, b: Features, series: Callable[[Features], bool] | None,
+           common: Callable[[Features], bool] | None) -> tuple[int, float, str]:
     t_level, t_score, t_shown = _title_level(a, b, series)
     if t_level == T_EXACT and (len(a.content_tokens) <= 2 or len(b.content_tokens) <= 2
                                or (common is not None and (common(a) or common(b)))):
         t_level = T_COMMON
-    a_level, a_shown = _author_level(a, b)
+    return t_level, t_score, t_shown
+
+
+def _year(a: Features, b: Features) -> tuple[int, str]:
     ya, yb = a.year, b.year
-    if ya and yb:
-        d = abs(ya - yb)
-        y_level = (0, 1, 3)[d] if d <= 2 else 4
-        if d == 1 and (a.record.type in _LOOSE_TYPES or b.record.type in _LOOSE_TYPES):
-            y_level = 2  # a preprint and its published version, a year on
-        y_shown = str(ya) if d == 0 else f"{min(ya, yb)}/{max(ya, yb)}"
-    else:
-        y_level, y_shown = MISSING, ""
-    vol_a, iss_a, pages_a, ed_a = a.biblio
-    vol_b, iss_b, pages_b, ed_b = b.biblio
-    v_level = _venue_level(a.venue, b.venue, _same_or_not(vol_a, vol_b))
+    if not (ya and yb):
+        return MISSING, ""
+    d = abs(ya - yb)
+    y_level = (0, 1, 3)[d] if d <= 2 else 4
+    if d == 1 and (a.record.type in _LOOSE_TYPES or b.record.type in _LOOSE_TYPES):
+        y_level = 2  # a preprint and its published version, a year on
+    return y_level, (str(ya) if d == 0 else f"{min(ya, yb)}/{max(ya, yb)}")
+
+
+def _cheap(a: Features, b: Features) -> tuple[int, int, int, int, int, int]:
+    """(number, pages, DOI, arXiv, ISBN, type) levels: the fields that cost little."""
+    _, iss_a, pages_a, _ = a.biblio
+    _, iss_b, pages_b, _ = b.biblio
     if iss_a and iss_b:
         num_level = 0 if iss_a == iss_b else (1 if iss_a.isdigit() and iss_b.isdigit()
                                                else MISSING)
@@ -422,9 +423,39 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
         doi_level = MISSING  # two chapters citing their book's DOI: it names neither
     else:
         doi_level = _same_or_not(doi_a, doi_b)
-    levels = (t_level, a_level, y_level, v_level, num_level, p_level, doi_level,
-              _same_or_not(arx_a, arx_b), _same_or_not(isbn_a, isbn_b),
-              _type_level(a.record, b.record))
+    return (num_level, p_level, doi_level, _same_or_not(arx_a, arx_b),
+            _same_or_not(isbn_a, isbn_b), _type_level(a.record, b.record))
+
+
+def quick_levels(a: Features, b: Features, *,
+                 series: Callable[[Features], bool] | None = None,
+                 common: Callable[[Features], bool] | None = None
+                 ) -> tuple[tuple[int, ...], str]:
+    """The levels of every field but authors and venue (those are left :data:`MISSING`),
+    and the shared title for term frequency: enough to rule most candidate pairs out
+    before the costly comparisons."""
+    t_level, _, _ = _title(a, b, series, common)
+    y_level, _ = _year(a, b)
+    rest = _cheap(a, b)
+    key = a.title if t_level in (T_EXACT, T_COMMON) and a.title == b.title else ""
+    return (t_level, MISSING, y_level, MISSING) + rest, key
+
+
+def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | None = None,
+            common: Callable[[Features], bool] | None = None) -> Comparison:
+    """Compare two records field by field. ``series`` may flag a title that starts
+    several different titles ("X: part A", "X: part B"), which then cannot match
+    "X: ..." by dropping the subtitle; ``common`` a title that says little (several
+    works of the library share it, or it is generic or short)."""
+    t_level, t_score, t_shown = _title(a, b, series, common)
+    a_level, a_shown = _author_level(a, b)
+    y_level, y_shown = _year(a, b)
+    vol_a, _, _, ed_a = a.biblio
+    vol_b, _, _, ed_b = b.biblio
+    v_level = _venue_level(a.venue, b.venue, _same_or_not(vol_a, vol_b))
+    levels = (t_level, a_level, y_level, v_level) + _cheap(a, b)
+    doi_a, arx_a, isbn_a = a._identifiers()
+    doi_b, arx_b, isbn_b = b._identifiers()
     f = a.record.fields, b.record.fields
 
     def both(name: str) -> str:
