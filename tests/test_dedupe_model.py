@@ -263,3 +263,9 @@ def test_merge_yes_plans_and_writes_under_one_lock(cli, tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     assert loads == [str(lib)]  # read once, inside the transaction
     assert cli("dedupe", "--check", "-l", lib).exit_code == 0
+
+
+def test_the_help_shows_the_cores_default_threshold():
+    from pubcli.cli import dedupe_cmd
+
+    assert dedupe_cmd._DEFAULT_THRESHOLD == dedupe.DEFAULT_THRESHOLD

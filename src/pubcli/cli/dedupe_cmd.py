@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..library import Library
 
 PROGRESS_MIN = 20000  # entries: show a progress bar on a terminal from this size up
-_DEFAULT_THRESHOLD = 90  # shown in --help; the core's DEFAULT_THRESHOLD decides
+_DEFAULT_THRESHOLD = 98  # shown in --help (a test keeps it the core's DEFAULT_THRESHOLD)
 
 
 class DedupeFormat(str, Enum):

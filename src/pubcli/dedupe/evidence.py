@@ -81,17 +81,32 @@ class Veto:
         return self.text
 
 
-@dataclass(frozen=True)
 class Comparison:
     """One pair compared: a level per field (:data:`MISSING` when a side lacks it),
-    what each side said, and the vetoes."""
+    the vetoes, and (worked out when first asked) what each side said."""
 
-    levels: tuple[int, ...]
-    shown: tuple[str, ...]
-    vetoes: tuple[Veto, ...]
-    title_score: float
-    #: The normalised title both share exactly ("" otherwise), for term frequency.
-    title_key: str = ""
+    __slots__ = ("levels", "vetoes", "title_score", "title_key", "_shown", "_describe")
+
+    def __init__(self, levels: tuple[int, ...], shown: tuple[str, ...] | Callable[[], tuple[str, ...]],
+                 vetoes: tuple[Veto, ...], title_score: float, title_key: str = "") -> None:
+        self.levels = levels
+        self.vetoes = vetoes
+        self.title_score = title_score
+        #: The normalised title both share exactly ("" otherwise), for term frequency.
+        self.title_key = title_key
+        if callable(shown):
+            self._shown: tuple[str, ...] | None = None
+            self._describe: Callable[[], tuple[str, ...]] | None = shown
+        else:
+            self._shown, self._describe = shown, None
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """What each side said, per field ("97", "3 of 4", "1443/1444")."""
+        if self._shown is None:
+            assert self._describe is not None
+            self._shown, self._describe = self._describe(), None
+        return self._shown
 
     def level(self, f: Field) -> int:
         return self.levels[FIELDS.index(f)]
@@ -454,6 +469,13 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
     vol_b, _, _, ed_b = b.biblio
     v_level = _venue_level(a.venue, b.venue, _same_or_not(vol_a, vol_b))
     levels = (t_level, a_level, y_level, v_level) + _cheap(a, b)
+    vetoes = _vetoes(a, b, ed_a, ed_b, vol_a, vol_b)
+    return Comparison(levels, lambda: _shown(a, b, t_shown, a_shown, y_shown), vetoes, t_score,
+                      a.title if t_level in (T_EXACT, T_COMMON) and a.title == b.title else "")
+
+
+def _shown(a: Features, b: Features, t_shown: str, a_shown: str, y_shown: str
+           ) -> tuple[str, ...]:
     doi_a, arx_a, isbn_a = a._identifiers()
     doi_b, arx_b, isbn_b = b._identifiers()
     f = a.record.fields, b.record.fields
@@ -466,15 +488,12 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
         (f"{a.venue} / {b.venue}" if a.venue != b.venue else a.venue)
     if f[0].get("volume") or f[1].get("volume"):
         venue = (venue + ", " if venue.strip(" /") else "") + "volume " + both("volume")
-    shown = (t_shown, a_shown, y_shown, venue, both("number"), both("pages"),
-             doi_a if doi_a == doi_b else f"{doi_a} / {doi_b}",
-             arx_a if arx_a == arx_b else f"{arx_a} / {arx_b}",
-             isbn_a if isbn_a == isbn_b else f"{isbn_a} / {isbn_b}",
-             a.record.type if a.record.type == b.record.type
-             else f"{a.record.type} / {b.record.type}")
-    vetoes = _vetoes(a, b, ed_a, ed_b, vol_a, vol_b)
-    return Comparison(levels, shown, vetoes, t_score,
-                      a.title if t_level in (T_EXACT, T_COMMON) and a.title == b.title else "")
+    return (t_shown, a_shown, y_shown, venue, both("number"), both("pages"),
+            doi_a if doi_a == doi_b else f"{doi_a} / {doi_b}",
+            arx_a if arx_a == arx_b else f"{arx_a} / {arx_b}",
+            isbn_a if isbn_a == isbn_b else f"{isbn_a} / {isbn_b}",
+            a.record.type if a.record.type == b.record.type
+            else f"{a.record.type} / {b.record.type}")
 
 
 def _vetoes(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b: str

@@ -117,10 +117,18 @@ class Model:
     generic_titles: frozenset[str] = frozenset()
     #: How many candidate pairs showed each level (the estimate's support).
     support: dict[Field, list[float]] = field(default_factory=dict)
+    _weights: dict[Field, list[float]] | None = field(default=None, repr=False, compare=False)
 
     def weight(self, f: Field, level: int) -> float:
         if level == MISSING:
             return 0.0
+        table = self._weights
+        if table is None:
+            table = self._weights = {g: [self._weight(g, k) for k in range(len(LEVELS[g]))]
+                                     for g in FIELDS}
+        return table[f][level]
+
+    def _weight(self, f: Field, level: int) -> float:
         w = math.log2(self.m[f][level] / self.u[f][level])
         if self.support:
             # a level seen in few pairs of this library keeps mostly the prior weight
@@ -157,6 +165,16 @@ class Model:
             return f"{'differs' if level == len(LEVELS[f]) - 1 else LEVELS[f][level]} " \
                    f"in {share:.0%} of likely pairs in this library"
         return ""
+
+    def total(self, cmp: Comparison, content_words: int) -> float:
+        """The pair's match weight in bits, the prior included (no explanation built)."""
+        levels = cmp.levels
+        total = math.log2(self.prior / (1.0 - self.prior)) + \
+            self.title_weight(levels[0], cmp.title_key, content_words)[0]
+        for i in range(1, len(FIELDS)):
+            if levels[i] != MISSING:
+                total += self.weight(FIELDS[i], levels[i])
+        return total
 
     def score(self, cmp: Comparison, content_words: int) -> Score:
         out: list[Contribution] = []
@@ -247,6 +265,7 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
             break
     _ = nf
     model.support = {f: [float(mask.sum()) for mask in masks[j]] for j, f in enumerate(FIELDS)}
+    model._weights = None
     model.m = {f: [float(x) for x in m[f]] for f in FIELDS}
     model.u = {f: [float(x) for x in u[f]] for f in FIELDS}
     model.prior = lam
