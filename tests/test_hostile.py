@@ -194,12 +194,17 @@ def test_broken_blocks_are_reported_with_their_line_and_kept(lib_dir, cli):
     r = cli("list", "-l", path, "--format", "keys")
     assert r.exit_code == 0
     assert f"warning: {path}:{cut_line}: could not parse this block" in r.stderr
+    # BibTeX would read an entry appended after the open block as part of it: refused,
+    # naming the block, and nothing is written (issue 9)
     r = cli("add", "-l", path, "--title", "After the cut", "--author", "Ada Lovelace",
             "--year", "2024", "--no-interactive")
+    assert r.exit_code == 2, r.stderr
+    assert f"error: {path}:{cut_line}: the block on line {cut_line} is not closed" in r.stderr
+    assert path.read_bytes() == data                  # the broken block is kept verbatim
+    # an edit of an entry before it still works: only appending is refused
+    r = cli("tag", "--add", "Systems and networking", "--all", "-l", path)
     assert r.exit_code == 0, r.stderr
-    after = path.read_bytes()
-    assert after.startswith(data)                     # the broken block is kept verbatim
-    assert "lovelace2024after" in store.load(path)
+    assert store.load(path).failed[0].raw in path.read_text(encoding="utf-8")
 
 
 def test_duplicate_keys_are_reported_and_survive_edits(lib_dir, cli):

@@ -26,6 +26,9 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from .errors import AmbiguousKey, NotFound, ValidationError
 from .latex import fold
+from .library import read_only_reason
+from .refs import ref
+from .similar import closest
 from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
 
 if TYPE_CHECKING:
@@ -69,14 +72,7 @@ def vocabulary(config_areas: Sequence[str], records: Iterable[Record]) -> list[s
 
 def suggest(name: str, known: Sequence[str], cutoff: float = SUGGEST_CUTOFF) -> str | None:
     """The known area closest to ``name``, if it is close enough."""
-    if not known:
-        return None
-    from rapidfuzz import fuzz, process
-
-    choices = {fold(k): k for k in known}
-    best = process.extractOne(fold(name), list(choices), scorer=fuzz.ratio,
-                              score_cutoff=cutoff)
-    return choices[best[0]] if best else None
+    return closest(name, known, cutoff=cutoff, fold=fold)
 
 
 @dataclass
@@ -186,6 +182,20 @@ class TagPlan:
 
     changes: list[tuple[Record, Record]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    path: Path | None = None  # the library, for the warnings
+    config_rename: tuple[str, str] | None = None  # (old, new) to rename in the config too
+
+    def propose(self, old: Record, new: Record) -> None:
+        """Plan ``old`` -> ``new``, unless pubcli must leave ``old``'s text alone (no key,
+        a repeated field): then say so and go on with the others."""
+        why = read_only_reason(old)
+        if why:
+            name = f"entry '{old.key}'" if old.key else f"the @{old.type} entry"
+            where = f"{self.path}:{old.line}" if self.path else f"line {old.line}"
+            self.warnings.append(f"{where}: {name} was left as it is ({why}); "
+                                 "fix it by hand to change it")
+        else:
+            self.changes.append((old, new))
 
 
 def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
@@ -220,7 +230,7 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
 def _by_keys(records: Sequence[Record], keys: Sequence[str],
              path: Path | None = None) -> list[Record]:
     """The entries named by ``keys``; a key several entries use is refused (naming their
-    lines), since changing the first of them would be a guess."""
+    lines), since changing the first of them would be a guess: ``KEY@LINE`` picks one."""
     exact: dict[str, list[Record]] = {}
     for rec in records:
         exact.setdefault(rec.key, []).append(rec)
@@ -235,19 +245,30 @@ def _by_keys(records: Sequence[Record], keys: Sequence[str],
                     folded.setdefault(rec.key.casefold(), []).append(rec)
             found = folded.get(key.casefold())
         if found is None:
-            raise NotFound(f"no entry with key '{key}'{_key_hint(key, exact)}; "
+            found = _at_line(key, exact)
+        if found is None:
+            raise NotFound(f"no entry with key '{key}'{key_hint(key, exact)}; "
                            "nothing was changed")
         if len(found) > 1:
-            raise AmbiguousKey(key, found, path=path)
+            raise AmbiguousKey(key, found, path=path, hint="name one as " + " or ".join(
+                ref(key, r.line) for r in found))
         out.setdefault(id(found[0]), found[0])
     return list(out.values())
 
 
-def _key_hint(key: str, keys: Iterable[str]) -> str:
-    from rapidfuzz import process
+def _at_line(ref: str, by_key: dict[str, list[Record]]) -> list[Record] | None:
+    """The entry ``KEY@LINE`` names (see :mod:`pubcli.refs`), if any."""
+    from .refs import split_ref
 
-    best = process.extractOne(key, list(keys), score_cutoff=KEY_HINT_CUTOFF)
-    return f" (did you mean '{best[0]}'?)" if best else ""
+    key, line = split_ref(ref)
+    found = [r for r in by_key.get(key, []) if r.line == line] if line else []
+    return found or None
+
+
+def key_hint(key: str, keys: Iterable[str]) -> str:
+    """" (did you mean 'KEY'?)" for the known key closest to ``key``, or ""."""
+    best = closest(key, keys, cutoff=KEY_HINT_CUTOFF)
+    return f" (did you mean '{best}'?)" if best else ""
 
 
 def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] = (),
@@ -270,7 +291,7 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
         if keys or add or remove or featured is not None or has_filters or confirm_all:
             raise ValidationError("--rename works on the whole library; give it alone "
                                   "(with --new or --dry-run if needed)")
-        return plan_rename(records, config, *rename, allow_new=allow_new)
+        return plan_rename(records, config, *rename, allow_new=allow_new, path=path)
     if not (add or remove or featured is not None):
         raise ValidationError("nothing to do: give --add AREA, --remove AREA, --rename OLD NEW, "
                               "--featured or --not-featured")
@@ -285,18 +306,18 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
     both = [a for a in to_add if fold(a) in removed]
     if both:
         raise ValidationError(f"area {both[0]!r} is both added and removed")
-    plan = TagPlan(warnings=warnings)
+    plan = TagPlan(warnings=warnings, path=path)
     for rec in targets:
         new = edit(rec, to_add, to_remove) or rec
         if featured is not None:
             new = set_featured(new, featured) or new
         if new is not rec:
-            plan.changes.append((rec, new))
+            plan.propose(rec, new)
     return plan
 
 
 def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *,
-                allow_new: bool = False) -> TagPlan:
+                allow_new: bool = False, path: Path | None = None) -> TagPlan:
     """Rename area ``old`` to ``new`` in every entry that has it (merging into ``new``
     where an entry has both). ``old`` must be in use; a ``new`` outside the
     vocabulary but close to one of its areas is refused unless ``allow_new``."""
@@ -312,14 +333,13 @@ def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *
         if close is not None:
             raise ValidationError(f"--rename: {new!r} is close to the existing area {close!r}; "
                                   f"did you mean {close!r}? (pass --new to use {new!r})")
-    plan = TagPlan()
+    plan = TagPlan(path=path)
     for rec in records:
         out = rename(rec, used, new)
         if out is not None:
-            plan.changes.append((rec, out))
-    if fold(used) != fold(new) and any(fold(a) == fold(used) for a in config.areas):
-        plan.warnings.append(f"renamed {used!r} to {new!r}, but the 'areas' list of "
-                             f"{config.path} still has {used!r}: edit it there too")
+            plan.propose(rec, out)
+    if any(fold(a) == fold(used) for a in config.areas) and used != new:
+        plan.config_rename = (used, new)
     return plan
 
 

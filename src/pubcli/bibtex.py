@@ -36,6 +36,16 @@ MONTH_MACROS = {
     "nov": "November", "dec": "December",
 }
 
+def parser_version() -> str:
+    """bibtexparser's version: what a cached parse depends on besides pubcli's own."""
+    import bibtexparser
+
+    return str(bibtexparser.__version__)
+
+
+#: Source.read_only for an entry without a key (``@article{,``): kept and reported.
+KEYLESS = "no citation key"
+
 KEY_RE = re.compile(r"^[^\s,{}()\"'#%~\\=]+$")
 FIELD_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_:.+-]*$")
 
@@ -322,6 +332,8 @@ def _parse_with_splitter(text: str, offset: int, line_offset: int, out: Parsed) 
                                  "the first value is used"))
         else:
             entry = block
+        if not read_only and not entry.key.strip():
+            read_only = KEYLESS
         raw = entry.raw or ""
         # The entry's text is the first occurrence of its raw text at or after
         # the previous entry's end that starts on the line the splitter gives.

@@ -11,8 +11,9 @@ What is checked (``code``, severity):
 * ``duplicate-field`` (warning): a field written twice in one entry;
 * ``unknown-type`` (warning): an entry type neither BibTeX nor biblatex knows;
 * ``missing-field`` (warning): a field the entry type requires is absent or empty
-  (:data:`pubcli.model.REQUIRED_FIELDS`; ``a|b`` means either; fields inherited
-  through ``crossref`` count);
+  (:data:`pubcli.schema.REQUIRED_FIELDS`, BibTeX's and biblatex's types; ``a|b`` means
+  either; fields inherited through ``crossref`` and ``xdata`` count);
+* ``missing-key`` (error): an entry without a citation key (``@article{,``);
 * ``bad-year`` / ``bad-date`` (warning): a year that is not four digits, a date
   that is not ISO 8601 (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``, ranges with ``/``);
 * ``bad-doi`` / ``bad-url`` (warning): a DOI that is not ``10.NNNN/suffix``
@@ -26,23 +27,23 @@ What is checked (``code``, severity):
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
+from . import values
+from .inherit import Inheritance
 from .library import Library
-from .model import AREA_FIELD, KNOWN_TYPES, REQUIRED_FIELDS, Record, split_areas
+from .model import AREA_FIELD, Record, split_areas
+from .schema import KNOWN_TYPES, required_fields
+from .similar import closest
 
 ERROR = "error"
 WARNING = "warning"
 
-_YEAR_RE = re.compile(r"\d{4}")
-_DATE_PART = r"\d{4}(?:-(\d{2})(?:-(\d{2}))?)?"
-_DATE_RE = re.compile(rf"({_DATE_PART})(?:/((?:{_DATE_PART})|\.\.)?)?")
-_DOI_PREFIX_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
-_DOI_RE = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
-_URL_RE = re.compile(r"(?:https?|ftp)://[^\s\"<>{}]+", re.I)
+#: The values checked, each by its one rule in :mod:`pubcli.values` (``bad-year``...).
+_VALUE_RULES = (("year", values.year_problem), ("date", values.date_problem),
+                ("doi", values.doi_problem), ("url", values.url_problem))
 
 
 @dataclass(frozen=True)
@@ -69,12 +70,11 @@ def check(library: Library, *, areas: Sequence[str] | None = None,
     """
     findings: list[Finding] = []
     findings += _load_problems(library)
-    by_key = {}
-    for rec in library.records:
-        by_key.setdefault(rec.key.casefold(), rec)
+    parents = Inheritance(library.records)
     vocabulary = _vocabulary(areas)
     for rec in library.records:
-        findings += check_record(rec, vocabulary, by_key)
+        if rec.key.strip():  # a keyless entry has its one error (missing-key)
+            findings += check_record(rec, vocabulary, parents)
     if dedupe:
         findings += _duplicates(library)
     findings.sort(key=lambda f: f.line)  # stable: per entry, in the order checked
@@ -89,6 +89,11 @@ def _load_problems(library: Library) -> Iterable[Finding]:
                       f"could not parse this block, kept as it is: {f.reason}", ERROR)
     first: dict[str, Record] = {}
     for rec in library.records:
+        if not rec.key.strip():
+            yield Finding(rec.line, None, None, "missing-key",
+                          f"this @{rec.type} entry has no citation key; it can't be cited "
+                          "or edited by pubcli until it has one", ERROR)
+            continue
         why = rec.source.read_only if rec.source is not None else ""
         if why:
             m = re.match(r"duplicate fields? \(?([^()]+)\)?$", why)
@@ -99,7 +104,7 @@ def _load_problems(library: Library) -> Iterable[Finding]:
         if seen is not rec:
             yield Finding(rec.line, rec.key, None, "duplicate-key",
                           f"duplicate key '{rec.key}' (first used on line {seen.line})", ERROR)
-    known = {"parse", "warning", "duplicate-key"}
+    known = {"parse", "warning", "duplicate-key", "missing-key"}
     for p in library.problems:
         if p.kind not in known:
             yield Finding(p.line, None, None, "parse-warning", p.message, WARNING)
@@ -110,8 +115,9 @@ def _vocabulary(areas: Sequence[str] | None) -> dict[str, str]:
 
 
 def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
-                 by_key: dict[str, Record] | None = None) -> list[Finding]:
-    """The findings for one entry (without library-wide ones such as duplicates)."""
+                 parents: Inheritance | None = None) -> list[Finding]:
+    """The findings for one entry (without library-wide ones such as duplicates);
+    ``parents`` resolves the fields it inherits through ``crossref``/``xdata``."""
     out: list[Finding] = []
 
     def add(field: str | None, code: str, message: str) -> None:
@@ -119,74 +125,33 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
 
     fields = rec.fields
     if rec.type not in KNOWN_TYPES:
-        near = difflib.get_close_matches(rec.type, sorted(KNOWN_TYPES), n=1, cutoff=0.75)
+        near = closest(rec.type, sorted(KNOWN_TYPES))
         add(None, "unknown-type", f"entry '{rec.key}': unknown entry type '@{rec.type}'"
-            + (f" (did you mean '@{near[0]}'?)" if near else ""))
-    else:
-        available = dict(_inherited(rec, by_key or {}))
+            + (f" (did you mean '@{near}'?)" if near else ""))
+    elif parents is None or not parents.is_parent(rec):  # a parent passes data down
+        available = dict(parents.inherited(rec)) if parents is not None else {}
         available.update((k, v) for k, v in fields.items() if v.strip())
-        for need in REQUIRED_FIELDS.get(rec.type, ()):
+        for need in required_fields(rec.type):
             options = need.split("|")
             if not any(available.get(name, "").strip() for name in options):
                 add(options[0], "missing-field",
                     f"entry '{rec.key}' (@{rec.type}) has no {' or '.join(options)}")
 
-    year = fields.get("year")
-    if year is not None and not _YEAR_RE.fullmatch(year.strip().strip("{}").strip()):
-        add("year", "bad-year", f"entry '{rec.key}': year {year!r} is not a four-digit year")
-    date = fields.get("date")
-    if date is not None and not _date_ok(date.strip().strip("{}").strip()):
-        add("date", "bad-date", f"entry '{rec.key}': date {date!r} is not YYYY, YYYY-MM, "
-                                "YYYY-MM-DD or a range of those")
-    doi = fields.get("doi")
-    if doi is not None and not _DOI_RE.fullmatch(_DOI_PREFIX_RE.sub("", doi.strip())):
-        add("doi", "bad-doi", f"entry '{rec.key}': DOI {doi!r} does not look like "
-                              "10.NNNN/suffix")
-    url = fields.get("url")
-    if url is not None and not _URL_RE.fullmatch(url.strip()):
-        add("url", "bad-url", f"entry '{rec.key}': URL {url!r} is not an http(s):// or "
-                              "ftp:// address without spaces")
+    for name, problem in _VALUE_RULES:
+        value = fields.get(name)
+        why = problem(value) if value is not None else None
+        if why:
+            add(name, f"bad-{name}", f"entry '{rec.key}': {why}")
     if vocabulary:
         for area in split_areas(fields.get(AREA_FIELD)):
             if area.casefold() in vocabulary:
                 continue
-            near = difflib.get_close_matches(area.casefold(), list(vocabulary), n=1,
-                                             cutoff=0.6)
-            hint = f" (did you mean '{vocabulary[near[0]]}'?)" if near else \
+            near = closest(area.casefold(), list(vocabulary), cutoff=60)
+            hint = f" (did you mean '{vocabulary[near]}'?)" if near else \
                 " (add it to areas in pubcli.toml, or fix the entry)"
             add(AREA_FIELD, "unknown-area",
                 f"entry '{rec.key}': area '{area}' is not one of the configured areas{hint}")
     return out
-
-
-def _inherited(rec: Record, by_key: dict[str, Record]) -> Iterable[tuple[str, str]]:
-    """Fields a ``crossref`` parent passes down (biblatex/BibTeX inheritance),
-    following the chain a few steps; ``booktitle`` also comes from the parent's title."""
-    seen = {rec.key.casefold()}
-    parent_key = rec.fields.get("crossref", "").strip()
-    depth = 0
-    while parent_key and depth < 5:
-        parent = by_key.get(parent_key.casefold())
-        if parent is None or parent.key.casefold() in seen:
-            return
-        seen.add(parent.key.casefold())
-        for k, v in parent.fields.items():
-            if v.strip():
-                yield k, v
-        if parent.fields.get("title", "").strip():
-            yield "booktitle", parent.fields["title"]
-        parent_key = parent.fields.get("crossref", "").strip()
-        depth += 1
-
-
-def _date_ok(value: str) -> bool:
-    m = _DATE_RE.fullmatch(value)
-    if not m:
-        return False
-    months = [m.group(2), m.group(5)]
-    days = [m.group(3), m.group(6)]
-    return all(mm is None or 1 <= int(mm) <= 12 for mm in months) and \
-        all(dd is None or 1 <= int(dd) <= 31 for dd in days)
 
 
 def _duplicates(library: Library) -> list[Finding]:

@@ -11,6 +11,9 @@ for one folder up (the project root, for the usual ``data/library.bib``)::
     owner = "Olatunji Ruwase"     # highlighted in author lists
     role = "Team Lead"            # shown under the name on exported pages
     areas = ["Artificial intelligence", "Systems and networking"]  # display order
+    orcid = "0000-0002-1825-0097"  # the owner's ids, for 'pubcli sync'
+    dblp = "251/3272"
+    openalex = "A5023888391"
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ class Config:
     owner: str | None = None
     role: str | None = None
     areas: list[str] = field(default_factory=list)
+    orcid: str | None = None
+    dblp: str | None = None
+    openalex: str | None = None
     path: Path | None = None  # the file the settings came from
 
 
@@ -95,13 +101,13 @@ def _read_toml(path: Path) -> dict:
 
 
 def _config_from(table: dict, path: Path) -> Config:
-    known = {"owner", "role", "areas"}
+    known = {"owner", "role", "areas", "orcid", "dblp", "openalex"}
     for k in table:
         if k not in known:
             raise ConfigError(f"unknown setting '{k}' (known: {', '.join(sorted(known))})",
                               path=path, field=k)
     cfg = Config(path=path)
-    for k in ("owner", "role"):
+    for k in ("owner", "role", "orcid", "dblp", "openalex"):
         v = table.get(k)
         if v is not None and not isinstance(v, str):
             raise ConfigError("must be a string", path=path, field=k)
@@ -129,3 +135,35 @@ def write_config(path: Path, owner: str | None, role: str | None, areas: list[st
              "# research areas, in the order lists and pages show them",
              "areas = [" + ", ".join(q(a) for a in areas) + "]", ""]
     path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def rename_area(cfg: Config, old: str, new: str) -> bool:
+    """Rename area ``old`` to ``new`` in the ``areas`` list of the config file, keeping
+    its comments and layout (tomlkit); when ``new`` is listed too, ``old`` is dropped.
+    Returns False when the file does not list ``old`` (nothing written)."""
+    import tomlkit
+
+    from .latex import fold
+    from .store import atomic_write
+
+    if cfg.path is None:
+        return False
+    try:
+        text = cfg.path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=cfg.path) from None
+    doc = tomlkit.parse(text)
+    table = doc.get("tool", {}).get("pubcli") if cfg.path.name == "pyproject.toml" else doc
+    areas = table.get("areas") if table is not None else None
+    if areas is None:
+        return False
+    at = next((i for i, a in enumerate(areas) if fold(" ".join(str(a).split())) == fold(old)),
+              None)
+    if at is None:
+        return False
+    if any(fold(" ".join(str(a).split())) == fold(new) for i, a in enumerate(areas) if i != at):
+        del areas[at]
+    else:
+        areas[at] = new
+    atomic_write(cfg.path, tomlkit.dumps(doc).encode("utf-8"))
+    return True

@@ -15,10 +15,11 @@ Rules:
 
 * the type must be one of :data:`pubcli.model.KNOWN_TYPES` unless forced;
 * ``year`` is a 4-digit year (a biblatex ``date`` must start with one);
-* the type's required fields (:data:`pubcli.model.REQUIRED_FIELDS`) are there,
+* the type's required fields (:data:`pubcli.schema.REQUIRED_FIELDS`; fields inherited through
+  ``crossref``/``xdata`` count) are there,
   and every entry has a title (pubcli needs it for keys and duplicate checks);
 * ``--venue`` goes to the field that holds the venue for the type
-  (:data:`VENUE_TARGET`): ``booktitle``, ``journal``, ``institution``,
+  (:data:`pubcli.schema.VENUE_TARGET`): ``booktitle``, ``journal``, ``institution``,
   ``school``, ``publisher`` or ``howpublished``;
 * ``--field name=value`` sets any other field; a field may be given only once;
 * the key is a valid BibTeX key, not already used (case-insensitively);
@@ -34,38 +35,19 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from . import bibtex
 from .errors import DuplicateError, ParseError, ValidationError
-from .model import (AREA_FIELD, FEATURED_FIELD, KNOWN_TYPES, MONTH_NAMES, REQUIRED_FIELDS,
-                    Record, join_areas, parse_month)
+from . import values
+from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas
 from .names import split_authors
+from .schema import DEFAULT_VENUE_FIELD, KNOWN_TYPES, MONTH_NAMES, VENUE_TARGET, \
+    required_fields
+from .values import parse_month
 
 if TYPE_CHECKING:
     from .config import Config
     from .dedupe import Match
 
-# Where --venue goes, by entry type; other types use howpublished.
-VENUE_TARGET: dict[str, str] = {
-    "article": "journal",
-    "inproceedings": "booktitle",
-    "conference": "booktitle",
-    "incollection": "booktitle",
-    "inbook": "booktitle",
-    "proceedings": "publisher",
-    "book": "publisher",
-    "techreport": "institution",
-    "report": "institution",
-    "phdthesis": "school",
-    "mastersthesis": "school",
-    "thesis": "school",
-    "manual": "organization",
-}
-DEFAULT_VENUE_FIELD = "howpublished"
-
 _TYPE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _YEAR_RE = re.compile(r"^\d{4}$")
-_DATE_RE = re.compile(r"^\d{4}(?:-\d{2}(?:-\d{2})?)?(?:/.*)?$")
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
-_DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
-_URL_RE = re.compile(r"^https?://[^\s\"'<>{}]+$", re.I)
 
 # The order fields are written in (others follow in the order given).
 FIELD_ORDER = ("author", "editor", "title", "booktitle", "journal", "institution", "school",
@@ -125,13 +107,14 @@ def check_type(entry_type: str, *, force: bool = False) -> str:
     if not _TYPE_RE.match(t):
         raise ValidationError(f"'{entry_type}' is not a valid entry type name", field="type")
     if t not in KNOWN_TYPES and not force:
-        known = ", ".join(sorted(REQUIRED_FIELDS))
+        known = ", ".join(sorted(KNOWN_TYPES))
         raise ValidationError(f"unknown entry type '{t}' (known: {known}); "
                               "pass --force to use it anyway", field="type")
     return t
 
 
 def check_year(value: str) -> str:
+    """A year as typed for a new entry: four digits."""
     v = value.strip()
     if not _YEAR_RE.match(v):
         raise ValidationError(f"expected a 4-digit year, got {value!r}", field="year")
@@ -148,16 +131,17 @@ def normalize_month(value: str) -> str:
 
 
 def normalize_doi(value: str) -> str:
-    """"https://doi.org/10.1/x" or "doi:10.1/x" -> "10.1/x"; refuses what is not a DOI."""
-    v = _DOI_PREFIX.sub("", value.strip())
-    if not _DOI_RE.match(v):
+    """A DOI in any usual form (``https://doi.org/10.1/x``, ``doi:10.1/x``...) -> ``10.1/x``;
+    refuses what is not a DOI (:func:`pubcli.values.parse_doi` decides)."""
+    doi = values.parse_doi(value)
+    if doi is None:
         raise ValidationError(f"{value!r} is not a DOI (expected 10.NNNN/...)", field="doi")
-    return v
+    return doi
 
 
 def check_url(value: str) -> str:
     v = value.strip()
-    if not _URL_RE.match(v):
+    if values.web_link(v) is None:
         raise ValidationError(f"{value!r} is not an http(s) URL", field="url")
     return v
 
@@ -226,10 +210,12 @@ def order_fields(fields: dict[str, str]) -> dict[str, str]:
     return {n: fields[n] for n in head + rest + tail}
 
 
-def missing_fields(entry_type: str, fields: dict[str, str]) -> list[str]:
+def missing_fields(entry_type: str, fields: Mapping[str, str]) -> list[str]:
     """The required field specs ("author", "year|date") that ``fields`` lacks, title
-    first (a title is always required)."""
-    specs = ["title"] + [s for s in REQUIRED_FIELDS.get(entry_type, ()) if s != "title"]
+    first (a title is always required; a biblatex @set and @xdata have none)."""
+    specs = [s for s in required_fields(entry_type) if s != "title"]
+    if entry_type not in ("set", "xdata"):
+        specs.insert(0, "title")
     return [spec for spec in specs
             if not any(fields.get(name, "").strip() for name in spec.split("|"))]
 
@@ -257,29 +243,41 @@ def describe(spec: str) -> str:
     return first + (f" (or {', '.join(others)})" if others else "")
 
 
-def validate(rec: Record, *, force: bool = False, hint: str = "") -> None:
+def validate(rec: Record, *, force: bool = False, hint: str = "",
+             inherited: Mapping[str, str] | None = None, parent: bool = False) -> None:
     """Raise ValidationError for the first thing wrong with a new record (prefixed
     with "entry 'KEY': " when it has a key). ``hint`` follows the list of
-    missing fields."""
+    missing fields; ``inherited`` are the fields it gets through ``crossref`` or
+    ``xdata`` (:mod:`pubcli.inherit`), which count as present. A ``parent`` (an entry
+    others inherit from, such as xampl.bib's ``whole-journal``) needs no required
+    fields: its values are checked all the same."""
     if rec.key:
         bibtex.check_key(rec.key)
     try:
-        _check(rec, force=force, hint=hint)
+        _check(rec, force=force, hint=hint, inherited=inherited or {}, parent=parent)
     except ValidationError as exc:
         if not rec.key:
             raise
         raise ValidationError(f"entry '{rec.key}': {exc.message}", field=exc.field) from None
 
 
-def _check(rec: Record, *, force: bool, hint: str) -> None:
+#: Fields whose values :mod:`pubcli.values` validates: a new entry must pass what
+#: ``pubcli check`` would warn about.
+_VALUE_RULES = (("year", lambda v: values.year_problem(v) and
+                 f"expected a 4-digit year, got {v!r}"),
+                ("date", values.date_problem), ("doi", values.doi_problem),
+                ("url", values.url_problem))
+
+
+def _check(rec: Record, *, force: bool, hint: str, inherited: Mapping[str, str],
+           parent: bool = False) -> None:
     check_type(rec.type, force=force)
-    year, date = rec.fields.get("year"), rec.fields.get("date")
-    if year is not None:
-        check_year(year)
-    elif date is not None and not _DATE_RE.match(date.strip()):
-        raise ValidationError(f"expected a date like 2024 or 2024-05, got {date!r}",
-                              field="date")
-    missing = missing_fields(rec.type, rec.fields)
+    for name, problem in _VALUE_RULES:
+        value = rec.fields.get(name)
+        why = problem(value) if value is not None else None
+        if why:
+            raise ValidationError(why, field=name)
+    missing = [] if parent else missing_fields(rec.type, {**inherited, **rec.fields})
     if missing:
         names = ", ".join(describe(s) for s in missing)
         raise ValidationError(f"@{rec.type} needs {names}{hint}; nothing was written")
@@ -411,7 +409,7 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
     entry refuses the lot. ``areas`` (as typed) and ``featured`` are added to
     every entry. Entries keep their keys when free, else get a suffix."""
     from .areas import choose
-    from .importers import source_label
+    from .sources import source_label
     from .keys import taken_keys
 
     where = source_label(source)
@@ -423,13 +421,17 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
                          path=where, line=f.line)
     if not parsed.records:
         raise ValidationError(f"{where}: no BibTeX entries found; nothing was written")
+    from .inherit import Inheritance
+
     taken = taken_keys(records)
     pool = list(records)
     plan = AddPlan([], warnings)
+    parents = Inheritance([*parsed.records, *records])  # crossref/xdata in the file or library
     for src in parsed.records:
         rec = apply_extras(Record(src.key, src.type, src.fields), chosen, featured)
         try:
-            validate(rec, force=force)
+            validate(rec, force=force, inherited=parents.inherited(src),
+                     parent=parents.is_parent(src))
         except ValidationError as exc:
             raise ValidationError(exc.message, path=where, line=src.line,
                                   field=exc.field) from None

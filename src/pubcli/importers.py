@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, TextIO
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
+from . import sources, values
 from .errors import PubcliError, ValidationError
 from .latex import fold
 from .model import MONTH_NAMES, Record
@@ -58,7 +58,9 @@ _SEPARATOR_RE = re.compile(r"^[-\u2010-\u2015*_=~\u2022\u00b7.]+$")
 _DETAIL_RES: list[tuple[str, re.Pattern[str]]] = [
     ("publisher", re.compile(r"^published\s+by\s*:?\s*(?P<v>.+)$", re.I)),
     ("isbn", re.compile(r"^isbn(?:-1[03])?\s*:?\s*(?P<v>[0-9Xx][0-9Xx -]{8,})$", re.I)),
-    ("doi", re.compile(r"^doi\s*:?\s*(?:https?://(?:dx\.)?doi\.org/)?(?P<v>10\.\S+)$", re.I)),
+    # "DOI: 10.1/x", "doi https://doi.org/10.1/x", a bare resolver link: values.parse_doi
+    ("doi", re.compile(r"^(?P<v>(?:doi\s*:?\s*)?(?:https?://\S*?doi\S*?/)?10\.\d+\S*/\S+)$",
+                       re.I)),
 ]
 # A report number: letters, then "TR" (or a "Technical Report" wording), digits.
 _REPORT_RE = re.compile(r"^(?P<prefix>[A-Z][A-Za-z]*)(?:[-/][A-Z]+)*[-/]TR[-/ ]?\d[\d-]*$")
@@ -285,8 +287,9 @@ def _record(title: str, authors: Sequence[str], date: re.Match[str],
         fields["month"] = MONTH_NAMES[_MONTH_WORDS[date.group("month").lower()] - 1]
     if "isbn" in details:
         fields["isbn"] = details["isbn"]
-    if "doi" in details:
-        fields["doi"] = details["doi"]
+    doi = values.parse_doi(details.get("doi"))
+    if doi:
+        fields["doi"] = doi
     from .entries import order_fields
 
     return Record("", entry_type, order_fields(fields))
@@ -295,22 +298,9 @@ def _record(title: str, authors: Sequence[str], date: re.Match[str],
 # ------------------------------------------------------------------ files
 FORMATS = ("auto", "bib", "text")
 
-
-def source_label(source: str) -> str:
-    """How messages name an input: its path, or "<stdin>" for "-"."""
-    return "<stdin>" if source == "-" else source
-
-
-def read_input(source: str, stdin: TextIO) -> str:
-    """The text of the file ``source`` (UTF-8), or all of ``stdin`` for "-"; without
-    a byte-order mark."""
-    if source == "-":
-        return stdin.read().removeprefix("\ufeff")
-    from .store import read_text
-
-    if not source.strip():
-        raise PubcliError("the file name is empty")
-    return read_text(Path(source))[1]
+# where an input is read: :mod:`pubcli.sources` (re-exported for the commands)
+read_input = sources.read_input
+source_label = sources.source_label
 
 
 def looks_like_bibtex(text: str) -> bool:
@@ -384,34 +374,78 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     """
     from . import entries
     from .dedupe import find_matches
+    from .inherit import Inheritance
     from .keys import taken_keys
 
     taken = taken_keys(library)
     pool: list[Record] = list(library)
-    incoming: set[int] = set()
+    parents = Inheritance([*(i.record for i in items), *library])  # crossref/xdata targets
+    incoming: dict[int, Outcome] = {}  # id(record) -> its outcome, for items kept
     out: list[Outcome] = []
     for item in items:
         rec = entries.apply_extras(item.record, areas)
         try:
-            entries.validate(rec.copy(key=""), force=force)
+            entries.validate(rec.copy(key=""), force=force,
+                             inherited=parents.inherited(item.record),
+                             parent=parents.is_parent(item.record))
         except ValidationError as exc:
             out.append(Outcome(item, INVALID, rec, problem=exc.message))
             continue
         matches = find_matches(rec, pool)
         if matches:
             best = matches[0]
-            status = REPEAT if id(best.record) in incoming else DUPLICATE
-            out.append(Outcome(item, status, rec, match=best))
+            earlier = incoming.get(id(best.record))
+            if earlier is not None and _fuller(rec, earlier.record):
+                # the input holds the work twice: keep the fuller entry in the earlier
+                # one's place, and say so
+                out.append(_swap(earlier, item, rec, best, pool, taken, incoming))
+                continue
+            status = REPEAT if earlier is not None else DUPLICATE
+            outcome = Outcome(item, status, rec, match=best)
+            if earlier is not None:
+                outcome.problem = f"line {earlier.item.line} says as much or more: that one is kept"
+            out.append(outcome)
             continue
         near = find_matches(rec, pool, threshold=review_threshold)
         add = not near or add_near
         if add:
             rec, _ = entries.keep_or_renew_key(rec, taken)
-        out.append(Outcome(item, NEAR if near else NEW, rec, added=add,
-                           match=near[0] if near else None))
+        outcome = Outcome(item, NEAR if near else NEW, rec, added=add,
+                          match=near[0] if near else None)
+        out.append(outcome)
         pool.append(rec)
-        incoming.add(id(rec))
+        incoming[id(rec)] = outcome
     return out
+
+
+def _filled(rec: Record) -> int:
+    return sum(1 for v in rec.fields.values() if v.strip())
+
+
+def _fuller(new: Record, old: Record) -> bool:
+    """Whether ``new`` says more than ``old`` (more filled fields, then more text)."""
+    return (_filled(new), sum(map(len, new.fields.values()))) > \
+        (_filled(old), sum(map(len, old.fields.values())))
+
+
+def _swap(earlier: Outcome, item: Item, rec: Record, match: Match, pool: list[Record],
+          taken: set[str], incoming: dict[int, Outcome]) -> Outcome:
+    """``rec`` (from ``item``) takes the place of the earlier, thinner entry of the same
+    work: the earlier one becomes the repeat; the kept one keeps the earlier status."""
+    from . import entries
+
+    old = earlier.record
+    if earlier.added:
+        taken.discard(old.key.casefold())
+        rec, _ = entries.keep_or_renew_key(rec, taken)
+    kept = Outcome(item, earlier.status, rec, added=earlier.added, match=earlier.match)
+    pool[next(i for i, r in enumerate(pool) if r is old)] = rec
+    del incoming[id(old)]
+    incoming[id(rec)] = kept
+    earlier.status, earlier.added = REPEAT, False
+    earlier.match = type(match)(rec, match.score, match.evidence, match.rule)
+    earlier.problem = f"line {item.line} says more: that one is kept"
+    return kept
 
 
 def summary(outcomes: Sequence[Outcome]) -> list[tuple[str, int]]:

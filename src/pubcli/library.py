@@ -29,6 +29,13 @@ class Problem:
         return f"Problem(line={self.line}, {self.message!r})"
 
 
+def read_only_reason(rec: Record) -> str:
+    """Why pubcli must not rewrite this entry's text ("" when it may): no citation key,
+    a field written twice... Bulk edits pass such entries by with a warning."""
+    src = rec.source
+    return getattr(src, "read_only", "") if src is not None else ""
+
+
 class Library:
     """Ordered publication records read from (or destined for) one file."""
 

@@ -17,20 +17,15 @@ import re
 from enum import Enum
 from typing import Any, Iterable, Mapping
 
+# The data model and the value rules live in schema and values; they are re-exported
+# here for the modules and users that read them from the model.
+from .schema import (FALLBACK_VENUE_FIELDS, KNOWN_TYPES, REQUIRED_FIELDS,  # noqa: F401
+                     TYPE_GROUPS, VENUE_FIELDS, type_group, type_group_order, venue_fields)
+from .values import MONTH_NAMES, parse_date, parse_month, parse_year  # noqa: F401
+
 AREA_FIELD = "keywords"
 FEATURED_FIELD = "featured"
 AREA_SEPARATOR = ","
-
-_YEAR_RE = re.compile(r"(?<!\d)(\d{4})(?!\d)")
-_MONTHS = {
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
-    "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
-}
-MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July",
-               "August", "September", "October", "November", "December"]
-_MONTH_FAST = {**{name: i + 1 for i, name in enumerate(MONTH_NAMES)},
-               **{str(i): i for i in range(1, 13)}}
-
 
 class GroupBy(str, Enum):
     year = "year"
@@ -41,76 +36,11 @@ class GroupBy(str, Enum):
 
 
 class ListFormat(str, Enum):
-    table = "table"
+    text = "text"
     json = "json"
     csv = "csv"
     keys = "keys"
     bibtex = "bibtex"
-
-
-# Entry types grouped under a readable name, in display order.
-TYPE_GROUPS: list[tuple[str, frozenset[str]]] = [
-    ("Technical reports", frozenset({"techreport", "report"})),
-    ("Conference papers", frozenset({"inproceedings", "conference"})),
-    ("Journal articles", frozenset({"article"})),
-    ("Books and chapters", frozenset({"book", "inbook", "incollection", "booklet", "mvbook",
-                                      "collection", "proceedings", "mvproceedings"})),
-    ("Theses", frozenset({"phdthesis", "mastersthesis", "thesis"})),
-    ("Preprints and other", frozenset({"misc", "unpublished", "online", "preprint", "electronic",
-                                       "manual", "software", "dataset", "patent"})),
-]
-_TYPE_GROUP_OF = {t: name for name, types in TYPE_GROUPS for t in types}
-
-# Required fields per entry type, from the BibTeX standard (btxdoc) with the
-# usual biblatex aliases accepted ("a|b" means either will do).
-REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
-    "article": ("author", "title", "journal|journaltitle", "year|date"),
-    "book": ("author|editor", "title", "publisher", "year|date"),
-    "booklet": ("title",),
-    "conference": ("author", "title", "booktitle", "year|date"),
-    "inbook": ("author|editor", "title", "chapter|pages", "publisher", "year|date"),
-    "incollection": ("author", "title", "booktitle", "publisher", "year|date"),
-    "inproceedings": ("author", "title", "booktitle", "year|date"),
-    "manual": ("title",),
-    "mastersthesis": ("author", "title", "school|institution", "year|date"),
-    "misc": (),
-    "phdthesis": ("author", "title", "school|institution", "year|date"),
-    "proceedings": ("title", "year|date"),
-    "techreport": ("author", "title", "institution", "year|date"),
-    "unpublished": ("author", "title", "note"),
-}
-KNOWN_TYPES = frozenset(REQUIRED_FIELDS) | frozenset(
-    {"online", "report", "thesis", "software", "dataset", "patent", "preprint", "electronic",
-     "mvbook", "collection", "mvproceedings", "periodical", "suppbook", "suppcollection"})
-
-# Which field holds the venue, by entry type, tried in order.
-VENUE_FIELDS: dict[str, tuple[str, ...]] = {
-    "article": ("journal", "journaltitle"),
-    "inproceedings": ("booktitle", "eventtitle"),
-    "conference": ("booktitle", "eventtitle"),
-    "incollection": ("booktitle",),
-    "techreport": ("number", "institution"),
-    "report": ("number", "institution"),
-    "phdthesis": ("school", "institution"),
-    "mastersthesis": ("school", "institution"),
-    "thesis": ("school", "institution"),
-    "book": ("publisher",),
-    "misc": ("howpublished", "organization"),
-}
-_FALLBACK_VENUE = ("booktitle", "journal", "journaltitle", "howpublished", "school",
-                   "institution", "publisher", "organization")
-
-
-def type_group(entry_type: str) -> str:
-    """The readable group name for an entry type ("Conference papers")."""
-    return _TYPE_GROUP_OF.get(entry_type, entry_type.capitalize())
-
-
-def type_group_order(name: str) -> tuple[int, str]:
-    for i, (group, _) in enumerate(TYPE_GROUPS):
-        if group == name:
-            return (i, name)
-    return (len(TYPE_GROUPS), name)
 
 
 def split_areas(value: str | None) -> list[str]:
@@ -132,29 +62,6 @@ def split_areas(value: str | None) -> list[str]:
 
 def join_areas(areas: Iterable[str]) -> str:
     return (AREA_SEPARATOR + " ").join(areas)
-
-
-def parse_year(value: str | None) -> int | None:
-    if not value:
-        return None
-    if len(value) == 4 and value.isdigit():
-        return int(value)
-    m = _YEAR_RE.search(value)
-    return int(m.group(1)) if m else None
-
-
-def parse_month(value: str | None) -> int | None:
-    """Month number from ``may``, ``May``, ``5``, ``05`` or ``{May}``; None if unknown."""
-    if not value:
-        return None
-    n = _MONTH_FAST.get(value)
-    if n is not None:
-        return n
-    v = value.strip().strip("{}").strip().lower()
-    if v.isdigit():
-        n = int(v)
-        return n if 1 <= n <= 12 else None
-    return _MONTHS.get(v[:3])
 
 
 class Record:
@@ -211,11 +118,10 @@ class Record:
     @property
     def month(self) -> int | None:
         m = parse_month(self.fields.get("month"))
-        if m is None:
-            date = self.fields.get("date", "")
-            mm = re.match(r"\s*\d{4}-(\d{1,2})", date)
-            if mm:
-                m = parse_month(mm.group(1))
+        if m is None and "date" in self.fields:
+            d = parse_date(self.fields["date"])
+            if d is not None and d.month is not None and d.month <= 12:
+                m = d.month
         return m
 
     @property
@@ -229,7 +135,7 @@ class Record:
     @property
     def venue(self) -> str:
         """The raw venue text: booktitle, journal, report number... by type."""
-        for name in VENUE_FIELDS.get(self.type, _FALLBACK_VENUE):
+        for name in venue_fields(self.type):
             value = self.fields.get(name)
             if value:
                 return value

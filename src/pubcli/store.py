@@ -31,7 +31,7 @@ from typing import Callable, Iterator
 
 from . import __version__
 from . import bibtex
-from .errors import LibraryNotFound, LibraryReadError, LockTimeout, WriteError
+from .errors import LibraryNotFound, LibraryReadError, LockTimeout, ValidationError, WriteError
 from .library import Library, Problem
 from .model import Record
 
@@ -136,6 +136,11 @@ def _problems(failed: list[bibtex.Failed], records: list[Record]) -> list[Proble
                 for f in failed]
     seen: dict[str, Record] = {}
     for rec in records:
+        if rec.source is not None and rec.source.read_only == bibtex.KEYLESS:
+            problems.append(Problem(rec.line, f"this @{rec.type} entry has no citation key; "
+                                              "pubcli keeps it as it is and leaves it alone",
+                                    "missing-key"))
+            continue
         if rec.source is not None and rec.source.read_only:
             problems.append(Problem(rec.line, f"entry '{rec.key}' has a {rec.source.read_only}; "
                                               "the first value is used", "warning"))
@@ -162,6 +167,18 @@ class _Plan:
 def render(library: Library) -> str:
     """The document text after the library's pending edits (without BOM)."""
     return _render(library)[0]
+
+
+def preview(library: Library) -> list[tuple[Record, str]]:
+    """What a save would write for each changed or added entry, in file order: the
+    very text (newlines, indentation, kept field spellings) the real write uses, so a
+    dry run shows exactly what would land. Removed entries are not listed."""
+    text, plan = _render(library)
+    out = [(rec, new_raw) for _, _, new_raw, rec in plan.edits if rec is not None]
+    for rec, offset in plan.appended:
+        end = text.find(library.newline + library.newline, offset)
+        out.append((rec, text[offset:end if end >= 0 else len(text)].rstrip("\r\n")))
+    return out
 
 
 def _render(library: Library) -> tuple[str, _Plan]:
@@ -205,6 +222,7 @@ def _render(library: Library) -> tuple[str, _Plan]:
     parts.append(text[pos:])
     out = "".join(parts)
     if added:
+        _refuse_append_into_open_block(library)
         chunks = []
         for rec in added:
             entry = bibtex.format_entry(rec, indent=indent, newline=nl)
@@ -221,6 +239,20 @@ def _render(library: Library) -> tuple[str, _Plan]:
             out += entry
         out += nl
     return out, plan
+
+
+def _refuse_append_into_open_block(library: Library) -> None:
+    """A block left open (more ``{`` than ``}`` from it to the end of the file) would
+    swallow whatever is appended: BibTeX reads the new entry as part of it."""
+    text = library.text
+    for f in library.failed:
+        if f.raw[:9].lower().replace(" ", "").startswith("@comment"):
+            continue  # BibTeX skips @comment without reading its braces
+        if f.start >= 0 and text.count("{", f.start) > text.count("}", f.start):
+            raise ValidationError(
+                f"the block on line {f.line} is not closed (a missing '}}'?), so BibTeX "
+                "would read a new entry as part of it; close it first; nothing was written",
+                path=library.path, line=f.line)
 
 
 def _verify(entry_text: str, rec: Record, macros: dict[str, str],
@@ -470,9 +502,7 @@ def _private(p: Path, *, is_dir: bool) -> bool:
 
 
 def _cache_key(digest: str, size: int) -> tuple:
-    import bibtexparser
-
-    return (CACHE_FORMAT, __version__, bibtexparser.__version__, sys.version_info[:2],
+    return (CACHE_FORMAT, __version__, bibtex.parser_version(), sys.version_info[:2],
             digest, size)
 
 

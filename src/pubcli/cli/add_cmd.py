@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import List, Optional
@@ -12,22 +11,10 @@ import typer
 
 from . import common
 
-# What the prompt asks for each required field.
-PROMPT_LABELS = {
-    "title": "Title",
-    "author": "Authors (e.g. 'Ada Lovelace and Charles Babbage')",
-    "year": "Year",
-    "booktitle": "Conference or proceedings (booktitle)",
-    "journal": "Journal",
-    "institution": "Institution",
-    "school": "School",
-    "publisher": "Publisher",
-    "chapter": "Chapter",
-    "note": "Note",
-}
-
-
 def add_command(
+    identifier: Optional[str] = typer.Argument(
+        None, metavar="[ID_OR_URL]",
+        help="Fetch the entry for a DOI, arXiv id or ISBN, or a doi.org / arxiv.org URL."),
     type_: Optional[str] = typer.Option(None, "--type", "-t",
                                         help="Entry type: inproceedings, article, techreport, "
                                              "misc... (default: inproceedings with --venue, "
@@ -41,7 +28,11 @@ def add_command(
     venue: Optional[str] = typer.Option(None, "--venue",
                                         help="Where it appeared; stored as booktitle, journal, "
                                              "institution, school... by type."),
-    doi: Optional[str] = typer.Option(None, "--doi", help="DOI (10.xxxx/... or a doi.org URL)."),
+    doi: Optional[str] = typer.Option(None, "--doi",
+                                      help="DOI (10.xxxx/... or a doi.org URL); alone (without "
+                                           "--title/--author) the entry is fetched from it."),
+    arxiv: Optional[str] = typer.Option(None, "--arxiv", help="Fetch the entry from arXiv."),
+    isbn: Optional[str] = typer.Option(None, "--isbn", help="Fetch the entry from Open Library."),
     url: Optional[str] = typer.Option(None, "--url", help="A link to the paper."),
     area: Optional[List[str]] = typer.Option(None, "--area", "-a",
                                              help="A research area (repeatable)."),
@@ -73,7 +64,15 @@ def add_command(
     author and year); a match is shown and the add refused unless --force.
     Only the new entry's text is appended to the file; its key is printed.
 
+    Given a DOI, an arXiv id or an ISBN (or a doi.org / arxiv.org URL), the
+    entry is fetched from Crossref or doi.org, arXiv or Open Library; other
+    options given override what was fetched. See 'pubcli sync' for whole lists.
+
     Examples:
+
+        pubcli add --doi 10.1145/3394486.3406703 --area "Artificial intelligence"
+
+        pubcli add https://arxiv.org/abs/2101.06840 --dry-run
 
         pubcli add --title "Sparse Things" --author "Ada Lovelace" --year 2024
 
@@ -83,10 +82,12 @@ def add_command(
     """
     from .. import config, entries, importers, store
     from ..errors import ValidationError
+    from . import dialogues
 
     record_opts = {"--type": type_, "--title": title, "--author": author, "--year": year,
                    "--month": month, "--venue": venue, "--doi": doi, "--url": url,
-                   "--field": field, "--key": key}
+                   "--field": field, "--key": key, "--arxiv": arxiv, "--isbn": isbn,
+                   "ID_OR_URL": identifier}
     given = [name for name, v in record_opts.items() if v]
     if from_ is not None and given:
         raise ValidationError(f"--from reads the entries from BibTeX; {given[0]} cannot be "
@@ -103,9 +104,18 @@ def add_command(
                                     year=year, month=month, venue=venue, doi=doi, url=url,
                                     areas=list(area or []), fields=list(field or []),
                                     featured=featured)
-        prompted = _stdin_is_terminal() if interactive is None else interactive
+        from ..online.ids import to_fetch
+
+        ident = to_fetch(identifier, doi=doi, arxiv=arxiv, isbn=isbn, manual=bool(title or author))
+        if ident is not None:
+            from ..online import lookup
+
+            opts, fetched_notes = lookup.options_for(*ident, given=opts)
+            for line in fetched_notes:
+                common.note(line)
+        prompted = dialogues.stdin_is_terminal() if interactive is None else interactive
         if prompted:
-            opts = _prompt(opts, force=force)
+            opts = dialogues.ask_missing_fields(opts, force=force)
         make_plan = partial(entries.plan_add, opts=opts, key=key, force=force, allow_new=new,
                             prompted=prompted)
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
@@ -120,80 +130,12 @@ def add_command(
     _report(lib, plan.records, dry_run)
 
 
-def _stdin_is_terminal() -> bool:
-    try:
-        return sys.stdin.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _prompt(opts, *, force: bool):
-    """Ask on the terminal for the required fields the options leave out (the entry
-    type first, when it was not given)."""
-    from .. import entries
-
-    if not entries.missing_required(opts, force=force):
-        return opts
-    if opts.type is None:
-        opts = replace(opts, type=_ask_type(entries.default_type(opts.venue), force))
-    answers = {name: _ask_field(name) for name in entries.missing_required(opts, force=force)}
-    return entries.with_answers(opts, answers)
-
-
-def _ask(label: str, default: str | None = None) -> str:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.prompt import Prompt
-
-    from ..errors import PubcliError
-
-    console = Console(stderr=True, highlight=False)
-    try:
-        if default is None:
-            return Prompt.ask(escape(label), console=console)
-        return Prompt.ask(escape(label), console=console, default=default)
-    except EOFError:
-        raise PubcliError(f"no answer for '{label}' (input ended); nothing was written") \
-            from None
-
-
-def _ask_type(default: str, force: bool) -> str:
-    from .. import entries
-    from ..errors import ValidationError
-
-    while True:
-        answer = _ask("Entry type", default).strip() or default
-        try:
-            return entries.check_type(answer, force=force)
-        except ValidationError as exc:
-            common.note(exc.message)
-
-
-def _ask_field(name: str) -> str:
-    from .. import entries
-    from ..errors import ValidationError
-
-    label = PROMPT_LABELS.get(name, name.capitalize())
-    while True:
-        answer = " ".join(_ask(label).split())
-        if not answer:
-            common.note(f"{name} is required")
-            continue
-        if name != "year":
-            return answer
-        try:
-            return entries.check_year(answer)
-        except ValidationError as exc:
-            common.note(exc.message)
-
-
 def _report(lib, added: list, dry_run: bool) -> None:
-    from .. import bibtex
+    from .. import store
 
-    if dry_run:
-        indent = bibtex.detect_indent(lib.text)
-        sys.stdout.write("\n\n".join(bibtex.format_entry(r, indent=indent) for r in added)
-                         + "\n")
+    if dry_run:  # the text the real write would append, newlines and all
+        nl = lib.newline
+        sys.stdout.write((nl + nl).join(text for _, text in store.preview(lib)) + nl)
         common.note(f"dry run: would append {len(added)} entr"
                     f"{'y' if len(added) == 1 else 'ies'} to {lib.path}; nothing was written")
         return

@@ -65,13 +65,14 @@ def export_command(
     """
     from .. import config, store
     from ..exporters import build_page, get
+    from ..inherit import publications
 
     path = common.library_path(library)
     filters = common.build_filters(area, type_, year, author, search)
     lib = store.load(path)
     common.report_problems(lib)
     cfg = config.load_config(path)
-    page = build_page(lib.records, source_text=lambda r: store.source_text(lib, r),
+    page = build_page(publications(lib.records), source_text=lambda r: store.source_text(lib, r),
                       filters=filters,
                       by=[g.value for g in by] if by else ["year", "area", "type"],
                       owner=owner or cfg.owner, role=cfg.role, area_order=cfg.areas,

@@ -1,0 +1,19 @@
+"""doi.org content negotiation: CSL JSON for any registered DOI (DataCite, mEDRA...,
+and Crossref), asked with ``Accept: application/vnd.citationstyles.csl+json``."""
+
+from __future__ import annotations
+
+from . import BadResponse, NotFoundOnline, crossref, mapping
+from .http import Client, path_quote
+
+CSL_JSON = "application/vnd.citationstyles.csl+json"
+
+
+def lookup(client: Client, doi: str) -> mapping.Found:
+    resp = client.get("doi", f"/{path_quote(doi)}", accept=CSL_JSON)
+    if resp.status == 404:
+        raise NotFoundOnline(f"the DOI {doi} is not registered (doi.org answered 404)")
+    data = resp.json()
+    if not isinstance(data, dict) or not (data.get("title") or data.get("DOI")):
+        raise BadResponse(f"{resp.url}: not a CSL JSON item")
+    return crossref.to_found(data, source="doi")

@@ -1,0 +1,233 @@
+"""pubcli's conventions for entries made from fetched metadata, in one place.
+
+* names are written ``Last, First`` (``von Last, Jr, First``), joined with ``and``;
+* titles keep their words, with braces around those whose capitals must survive
+  a bibliography style (acronyms and names: ``{GPU}``, ``{ZeRO}++``, ``{Phi-3}``);
+* LaTeX's special characters in text (``& % $ # _ { } ~ ^ \\``) are escaped;
+  markup and HTML entities from the services (``<i>``, ``&amp;``) are removed;
+  other characters stay as Unicode (the library is UTF-8);
+* months are month names (written as the ``jan``... macros);
+* page ranges use ``--``.
+
+What a source found is a :class:`Found`: the :class:`~pubcli.entries.EntryOptions`
+an add would be given (so the add's own validation, venue placement and field
+order apply), the fields recording the source's ids, and whether it is a preprint.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ..entries import EntryOptions
+from ..model import MONTH_NAMES, Record
+
+_TAG = re.compile(r"<[^<>]{0,200}>")
+_SPECIAL = re.compile(r"[\\{}&%$#_~^]")
+_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%",
+            "$": r"\$", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}",
+            "^": r"\textasciicircum{}"}
+_WORD = re.compile(r"(?<![^\W_])(?<![\\{])([^\W_](?:[^\W_]|['’]|-(?=[^\W_]))*)", re.U)
+_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+_DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
+_PREPRINT_TYPES = frozenset({"misc", "unpublished", "online", "preprint"})
+
+
+@dataclass
+class Found:
+    """One work as a source describes it."""
+
+    opts: EntryOptions
+    source: str                                   # "crossref", "arxiv", "dblp"...
+    ids: dict[str, str] = field(default_factory=dict)   # fields naming it at the source
+    preprint: bool = False
+    notes: list[str] = field(default_factory=list)       # for the user
+
+    def record(self) -> Record:
+        """The entry (no key) this work makes, source ids included."""
+        from ..entries import build, order_fields
+
+        rec = build(self.opts, force=True)
+        return rec.copy(fields=order_fields({**rec.fields, **self.ids}))
+
+
+def clean_text(value: Any) -> str:
+    """Service text as plain text: tags and entities removed, white space collapsed."""
+    if value is None:
+        return ""
+    text = str(value)
+    if "<" in text:
+        text = _TAG.sub("", text)
+    if "&" in text:
+        text = html.unescape(text)
+    return " ".join(text.split())
+
+
+def escape(text: str) -> str:
+    """Plain text -> BibTeX field text (LaTeX specials escaped)."""
+    return _SPECIAL.sub(lambda m: _ESCAPES[m.group(0)], text)
+
+
+def needs_protection(word: str) -> bool:
+    """Capitals after the first letter of a part (``GPU``, ``ZeRO-Infinity``,
+    ``DeepSpeed``; not ``Fine-Grained``), or a capitalised word with digits (``Phi-3``)."""
+    parts = re.split(r"[-'’]", word)
+    if any(len(p) > 1 and any(c.isupper() for c in p[1:]) for p in parts):
+        return True
+    return word[0].isupper() and any(c.isdigit() for c in word)
+
+
+def protect(title: str) -> str:
+    """Braces around the words whose capitals a style must not lower (escaped text in,
+    escaped text out; groups already braced are left alone)."""
+    out, depth, pos = [], 0, 0
+    for m in _WORD.finditer(title):
+        between = title[pos:m.start()]
+        depth += between.count("{") - between.count("}")
+        out.append(between)
+        word = m.group(1)
+        out.append("{" + word + "}" if depth == 0 and needs_protection(word) else word)
+        pos = m.end()
+    out.append(title[pos:])
+    return "".join(out)
+
+
+_MATH = re.compile(r"(\$[^$]+\$)")
+
+
+def title(text: Any, subtitle: Any = None, *, tex_math: bool = False) -> str:
+    """A title in the conventions. ``tex_math``: the source writes math as TeX
+    (arXiv), so ``$...$`` is kept as it is."""
+    main = clean_text(text)
+    sub = clean_text(subtitle)
+    if sub and sub.lower() not in main.lower():
+        main = f"{main.rstrip(':')}: {sub}"
+    main = main.rstrip(" .") if not main.endswith("..") else main
+    if not tex_math or "$" not in main:
+        return protect(escape(main))
+    parts = _MATH.split(main)
+    return "".join(p if i % 2 else protect(escape(p)) for i, p in enumerate(parts))
+
+
+def person(given: Any = None, family: Any = None, literal: Any = None) -> str:
+    """One author from separate parts: "Family, Given"; an organisation in braces."""
+    g, f = clean_text(given), clean_text(family)
+    if f:
+        return escape(f"{f}, {g}" if g else f)
+    if g:
+        return escape(g)
+    lit = clean_text(literal)
+    return "{" + escape(lit) + "}" if lit else ""
+
+
+def person_from_full(name: Any, *, latex: bool = False) -> str:
+    """"Ludwig van Beethoven" -> "van Beethoven, Ludwig". ``latex``: the name is
+    already BibTeX text (DBLP), so it is not escaped again. A DBLP homonym number
+    ("Wei Wang 0001") is dropped; a name already "Last, First" is kept."""
+    raw = " ".join(str(name or "").split()) if latex else clean_text(name)
+    raw = _DBLP_HOMONYM.sub("", raw)
+    if not raw:
+        return ""
+    text = raw if latex else escape(raw)
+    if "," in _top_level(text):
+        return text
+    words = _words(text)
+    if len(words) == 1:
+        return words[0]
+    suffix = ""
+    if len(words) > 2 and words[-1].lower() in _SUFFIXES:
+        suffix = words.pop()
+    first_von = next((i for i in range(1, len(words) - 1) if words[i][:1].islower()), None)
+    if first_von is None:
+        first, last = words[:-1], words[-1:]
+    else:
+        first, last = words[:first_von], words[first_von:]
+    out = " ".join(last)
+    if suffix:
+        out += f", {suffix}"
+    return f"{out}, {' '.join(first)}"
+
+
+def _top_level(text: str) -> str:
+    out, depth = [], 0
+    for c in text:
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+    return "".join(out)
+
+
+def _words(text: str) -> list[str]:
+    words: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for c in text:
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        if c.isspace() and depth == 0:
+            if cur:
+                words.append("".join(cur))
+                cur = []
+        else:
+            cur.append(c)
+    if cur:
+        words.append("".join(cur))
+    return words
+
+
+def month(value: Any) -> str | None:
+    """1..12 (int or digits) -> "January"...; None otherwise."""
+    try:
+        n = int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+    return MONTH_NAMES[n - 1] if 1 <= n <= 12 else None
+
+
+def year(value: Any) -> str | None:
+    s = str(value).strip() if value is not None else ""
+    m = re.match(r"^(\d{4})", s)
+    return m.group(1) if m else None
+
+
+def pages(first: Any, last: Any = None) -> str | None:
+    """"12", "12-34", ("12", "34") -> "12", "12--34"."""
+    f = clean_text(first)
+    if not f:
+        return None
+    if last is None and re.fullmatch(r"[\w.]+\s*[-\u2013\u2014]+\s*[\w.]+", f):
+        f, last = re.split(r"\s*[-\u2013\u2014]+\s*", f, maxsplit=1)
+    lst = clean_text(last)
+    return f"{f}--{lst}" if lst and lst != f else f
+
+
+def venue(text: Any) -> str | None:
+    v = clean_text(text)
+    return escape(v) if v else None
+
+
+def extra(**values: str | None) -> list[str]:
+    """``name=value`` items for EntryOptions.fields (empty values left out)."""
+    return [f"{k}={v}" for k, v in values.items() if v]
+
+
+def first(value: Any) -> Any:
+    """The first item of a list (Crossref) or the value itself (CSL JSON)."""
+    if isinstance(value, list):
+        return value[0] if value else None
+    return value
+
+
+def is_preprint_type(entry_type: str) -> bool:
+    return entry_type in _PREPRINT_TYPES
+
+
+def authors(items: Iterable[str]) -> list[str]:
+    return [a for a in items if a]

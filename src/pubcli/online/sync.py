@@ -1,0 +1,294 @@
+"""``pubcli sync``: a researcher's works from ORCID, DBLP and OpenAlex against the library.
+
+:func:`fetch` asks each source for the person's works (a source that fails is a
+warning, the others go on), and :func:`cluster` puts together what the sources say
+about the same work (the dedupe matcher decides), preferring a published version
+over its preprint and keeping the preprint's arXiv id. :func:`plan` (no network)
+then matches each work against the library: an entry that records the source's
+id (``dblp``, ``openalex``, ``orcid-put-code``) or that the matcher calls the same
+work is *present*, and gains the ids and the missing fields the work has; any
+other work is *added*, through the checks of ``pubcli add``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..entries import VENUE_TARGET, EntryOptions, order_fields
+from ..errors import PubcliError, ValidationError
+from ..model import Record
+from . import BadResponse, NetworkError, NotFoundOnline, crossref, ids, mapping
+from .http import NAMES, Client
+
+SOURCES = ("dblp", "openalex", "orcid")          # the order they are asked and trusted
+PRIORITY = {"dblp": 0, "crossref": 1, "openalex": 2, "orcid": 3}
+ID_FIELDS = ("dblp", "openalex", "orcid-put-code")
+FILLABLE = ("doi", "pages", "volume", "number", "month")
+_PARSERS: dict[str, Callable[[str], str]] = {
+    "orcid": ids.parse_orcid, "dblp": ids.parse_dblp, "openalex": ids.parse_openalex}
+
+
+@dataclass
+class Work:
+    """One work as the sources together describe it."""
+
+    found: list[mapping.Found]
+    record: Record = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        self.record = merge(self.found)
+
+    @property
+    def sources(self) -> list[str]:
+        return sorted({f.source for f in self.found}, key=lambda s: PRIORITY.get(s, 9))
+
+    @property
+    def label(self) -> str:
+        return ", ".join(NAMES.get(s, s) for s in self.sources)
+
+
+@dataclass
+class Change:
+    old: Record
+    new: Record
+    added: list[str]           # field names gained
+
+
+@dataclass
+class Plan:
+    added: list[tuple[Record, Work]] = field(default_factory=list)
+    changed: list[Change] = field(default_factory=list)
+    present: list[tuple[Record, Work]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def person_ids(given: dict[str, str | None], config) -> dict[str, str]:
+    """The ids to sync: those given on the command line, else those of pubcli.toml;
+    each checked."""
+    chosen = {k: v for k, v in given.items() if v}
+    where = "the command line"
+    if not chosen:
+        chosen = {k: getattr(config, k) for k in SOURCES if getattr(config, k, None)}
+        where = str(config.path) if config.path else "pubcli.toml"
+    if not chosen:
+        raise ValidationError("nothing to sync: give --orcid, --dblp or --openalex, or set "
+                              "orcid, dblp or openalex in pubcli.toml")
+    out = {}
+    for k, v in chosen.items():
+        try:
+            out[k] = _PARSERS[k](v)
+        except ValidationError as exc:
+            raise ValidationError(f"{exc.message} (from {where})", field=k) from None
+    return out
+
+
+# ---------------------------------------------------------------- fetching
+def fetch(client: Client, people: dict[str, str]) -> tuple[list[Work], list[str]]:
+    """The works of the person at each source, clustered; and one warning per source
+    that failed. Raises when every source failed."""
+    from . import dblp, openalex, orcid
+
+    fetchers = {"dblp": dblp.works, "openalex": openalex.works, "orcid": orcid.works}
+    found: list[mapping.Found] = []
+    warnings: list[str] = []
+    for name in SOURCES:
+        if name not in people:
+            continue
+        try:
+            found += fetchers[name](client, people[name])
+        except (NetworkError, BadResponse, NotFoundOnline) as exc:
+            warnings.append(f"{NAMES[name]} ({people[name]}): {_short(exc)}; skipped")
+    if warnings and len(warnings) == len(people):
+        raise NetworkError("no source answered: " + " / ".join(warnings))
+    works = cluster(_readable(found, warnings))
+    for work in works:
+        try:
+            complete(client, work, people.get("orcid"))
+        except (NetworkError, BadResponse, NotFoundOnline) as exc:
+            warnings.append(f"{work.label}: '{work.record.title}': {_short(exc)}")
+    return works, warnings
+
+
+def _readable(found: list[mapping.Found], warnings: list[str]) -> list[mapping.Found]:
+    """The works whose values pubcli accepts (a malformed year or DOI from a source is
+    a warning, not the end of the sync)."""
+    out = []
+    for f in found:
+        try:
+            f.record()
+        except ValidationError as exc:
+            warnings.append(f"{NAMES.get(f.source, f.source)}: '{f.opts.title or '(untitled)'}'"
+                            f": {exc.message}; skipped")
+            continue
+        out.append(f)
+    return out
+
+
+def _short(exc: PubcliError) -> str:
+    return exc.message.replace("; nothing was written", "")
+
+
+def complete(client: Client, work: Work, orcid_id: str | None) -> None:
+    """A work without authors (ORCID summaries have none): its DOI's Crossref record,
+    else ORCID's full work record."""
+    if work.record.fields.get("author"):
+        return
+    doi = work.record.fields.get("doi")
+    if doi:
+        msg = crossref.work(client, doi)
+        if msg is not None:
+            work.found.append(crossref.to_found(msg, source="crossref"))
+            work.rebuild()
+            return
+    if orcid_id:
+        from . import orcid
+
+        for f in work.found:
+            if f.source == "orcid" and orcid.ID_FIELD in f.ids:
+                orcid.details(client, orcid_id, f)
+                work.rebuild()
+                return
+
+
+def cluster(found: Sequence[mapping.Found]) -> list[Work]:
+    """Group what the sources say about the same work (the dedupe matcher decides)."""
+    from ..dedupe import find_matches
+
+    ordered = sorted(found, key=lambda f: PRIORITY.get(f.source, 9))
+    pool: list[Record] = []
+    owner: list[Work] = []
+    works: list[Work] = []
+    for f in ordered:
+        rec = f.record()
+        match = next((m for m in find_matches(rec, pool, threshold=None)), None)
+        if match is not None:
+            work = owner[next(i for i, r in enumerate(pool) if r is match.record)]
+            work.found.append(f)
+            work.rebuild()
+        else:
+            work = Work([f])
+            works.append(work)
+        pool.append(rec)
+        owner.append(work)
+    return works
+
+
+def merge(found: Sequence[mapping.Found]) -> Record:
+    """One record from several descriptions: the published version's (most trusted
+    source first) completed by the others' missing fields and ids."""
+    base = next((f for f in found if not f.preprint), found[0])
+    rec = base.record()
+    fields = dict(rec.fields)
+    other_venues = set(VENUE_TARGET.values()) - {VENUE_TARGET.get(rec.type, "howpublished")}
+    for f in found:
+        if f is base:
+            continue
+        for k, v in f.record().fields.items():
+            if k in fields or k in other_venues or (k == "doi" and f.preprint):
+                continue
+            if k in ("eprint", "archiveprefix") and ids.arxiv_of(fields):
+                continue
+            fields[k] = v
+    return rec.copy(fields=order_fields(fields))
+
+
+# ---------------------------------------------------------------- planning
+def plan(records: Sequence[Record], works: Sequence[Work], config, *,
+         areas: Sequence[str] = (), allow_new: bool = False) -> Plan:
+    """What syncing ``works`` would do to ``records`` (nothing is changed here)."""
+    from ..dedupe import find_matches
+    from ..entries import plan_add
+
+    from ..areas import choose
+
+    out = Plan()
+    chosen, out.warnings = choose(list(areas), records, config, allow_new=allow_new)
+    pool = list(records)
+    added: set[int] = set()
+    by_id: dict[tuple[str, str], Record] = {}
+    for r in pool:
+        _index_ids(by_id, r)
+    current: dict[int, Record] = {}   # id(original) -> its new version
+    changes: dict[int, Change] = {}
+    for work in works:
+        rec = work.record
+        old = next((by_id[(k, rec.fields[k])] for k in ID_FIELDS
+                    if (k, rec.fields.get(k)) in by_id), None)
+        if old is None:
+            matches = find_matches(rec, pool, threshold=None)
+            old = matches[0].record if matches else None
+        if old is not None and id(old) in added:
+            out.present.append((old, work))  # two descriptions the clustering kept apart
+            continue
+        if old is not None:
+            out.present.append((old, work))
+            latest = current.get(id(old), old)
+            gained = gains(latest, rec)
+            if gained:
+                new = latest.copy(fields=order_fields({**latest.fields, **gained}))
+                current[id(old)] = new
+                ch = changes.get(id(old))
+                if ch is None:
+                    ch = changes[id(old)] = Change(old, new, [])
+                    out.changed.append(ch)
+                ch.new = new
+                ch.added += list(gained)
+                _index_ids(by_id, new, old)
+            if mapping.is_preprint_type(old.type) and not mapping.is_preprint_type(rec.type):
+                out.notes.append(f"{old.key}: listed as @{rec.type} by {work.label}; "
+                                 f"'pubcli update {old.key}' upgrades the preprint")
+            continue
+        try:
+            add = plan_add(pool, options_of(rec, chosen), config, allow_new=True,
+                           prompted=True)
+        except ValidationError as exc:
+            out.warnings.append(f"{work.label}: '{rec.title or '(untitled)'}' not added: "
+                                f"{exc.message.replace('; nothing was written', '')}")
+            continue
+        new = add.records[0]
+        added.add(id(new))
+        pool.append(new)
+        _index_ids(by_id, new)
+        out.added.append((new, work))
+    return out
+
+
+def _index_ids(by_id: dict, rec: Record, alias: Record | None = None) -> None:
+    for k in ID_FIELDS:
+        v = rec.fields.get(k)
+        if v:
+            by_id[(k, v)] = alias if alias is not None else rec
+
+
+def gains(old: Record, work: Record) -> dict[str, str]:
+    """The fields ``old`` would gain from ``work``: source ids, and missing values
+    that fit its type (never a value already there)."""
+    out = {k: work.fields[k] for k in ID_FIELDS if work.fields.get(k) and not old.fields.get(k)}
+    same_kind = old.type == work.type
+    names = list(FILLABLE) + ([VENUE_TARGET[old.type]] if old.type in VENUE_TARGET else [])
+    for k in names:
+        if k in ("doi", "pages", "volume", "number") or k == VENUE_TARGET.get(old.type):
+            if not same_kind:
+                continue
+        if work.fields.get(k) and not old.fields.get(k):
+            out[k] = work.fields[k]
+    if not ids.arxiv_of(old.fields) and ids.arxiv_of(work.fields):
+        out.update(eprint=work.fields["eprint"], archiveprefix=work.fields.get(
+            "archiveprefix", "arXiv"))
+    return out
+
+
+def options_of(rec: Record, areas: Sequence[str]) -> EntryOptions:
+    """The add options that make ``rec`` (every field passed through)."""
+    f = dict(rec.fields)
+    author = f.pop("author", None)
+    return EntryOptions(type=rec.type, title=f.pop("title", None),
+                        authors=[author] if author else [], year=f.pop("year", None),
+                        month=f.pop("month", None), doi=f.pop("doi", None),
+                        url=f.pop("url", None), areas=list(areas),
+                        fields=[f"{k}={v}" for k, v in f.items()])

@@ -1,0 +1,267 @@
+"""Field values: parse and validate a year, a date, a month, a DOI, a URL, an ISBN, once.
+
+Every command asks this module: ``add`` and ``import`` validate with it, ``check``
+lints with it, the page makes links with it and the matcher compares with it, so a
+value one of them accepts the others accept too.
+
+Parsers return a normalised value or None; they never raise. ``*_problem`` functions
+return the sentence a user should read when a value is not acceptable (None when it is).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+# ------------------------------------------------------------------ years and dates
+#: BibTeX sort hacks: macros defined in a @preamble to print nothing and only steer
+#: sorting (``year = "{\noopsort{1973c}}1981"`` prints 1981). Their argument is not text.
+SORT_MACROS = ("noopsort", "noop", "nosort", "sortnoop", "SortNoop", "NOOPSORT", "sortkey",
+               "printfirst", "nop")
+_SORT_HACK_RE = re.compile(r"\\(?:%s)\s*\{[^{}]*\}" % "|".join(SORT_MACROS))
+_YEAR_RE = re.compile(r"(?<![\d-])(-?\d{4})(?!\d)")
+_PLAIN_YEAR_RE = re.compile(r"\d{4}")
+
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July",
+               "August", "September", "October", "November", "December")
+MONTH_MACROS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                "dec")
+_MONTH_FAST = {**{name: i + 1 for i, name in enumerate(MONTH_NAMES)},
+               **{m: i + 1 for i, m in enumerate(MONTH_MACROS)},
+               **{str(i): i for i in range(1, 13)}}
+_MONTH_PREFIX = {m: i + 1 for i, m in enumerate(MONTH_MACROS)}
+
+
+def strip_sort_hacks(value: str) -> str:
+    """``{\\noopsort{1973c}}1981`` -> ``1981``: what BibTeX prints."""
+    if "\\" not in value:
+        return value
+    return _SORT_HACK_RE.sub("", value).replace("{}", "")
+
+
+def parse_year(value: str | None) -> int | None:
+    """The year a ``year`` field (or a date) gives, or None.
+
+    Reads ``2024``, ``{2024}``, ``{\\noopsort{1973c}}1981`` (1981), ``2024-05-01`` and a
+    negative (BCE) year as biblatex writes it (``-0044``)."""
+    if not value:
+        return None
+    if len(value) == 4 and value.isdigit():
+        return int(value)
+    m = _YEAR_RE.search(strip_sort_hacks(value))
+    return int(m.group(1)) if m else None
+
+
+def year_problem(value: str) -> str | None:
+    """Why a ``year`` field is not a year (None when it is one)."""
+    v = strip_sort_hacks(value).strip().strip("{}").strip()
+    if _PLAIN_YEAR_RE.fullmatch(v) or re.fullmatch(r"-\d{1,4}", v):
+        return None
+    if "\\" in v and parse_year(v) is not None:
+        return None  # other macros around a year (xampl's \switchargs{--90}{1968})
+    return f"year {value!r} is not a four-digit year"
+
+
+def parse_month(value: str | None) -> int | None:
+    """Month number from ``may``, ``May``, ``5``, ``05`` or ``{May}``; None if unknown."""
+    if not value:
+        return None
+    n = _MONTH_FAST.get(value)
+    if n is not None:
+        return n
+    v = value.strip().strip("{}").strip().lower()
+    if v.isdigit():
+        n = int(v)
+        return n if 1 <= n <= 12 else None
+    return _MONTH_PREFIX.get(v[:3])
+
+
+@dataclass(frozen=True)
+class Date:
+    """A biblatex date or range. ``end_year`` is None for a single date; an open range
+    (``1988/``, ``1988/..``) has ``open_end``."""
+
+    year: int
+    month: int | None = None
+    day: int | None = None
+    end_year: int | None = None
+    end_month: int | None = None
+    end_day: int | None = None
+    open_end: bool = False
+    open_start: bool = False
+
+
+# YYYY, YYYY-MM, YYYY-MM-DD (with EDTF's ?, ~, % markers and unspecified digits: 19XX),
+# seasons 21-24 in the month place; a time after T is allowed and ignored.
+_DATE_PART = r"(-?\d{4}|\d{2}XX|\d{3}X)(?:-(\d{2}|XX)(?:-(\d{2}|XX))?)?(?:T[\d:]+(?:Z|[+-]\d{2}:?\d{2})?)?[?~%]?"
+_DATE_PART_RE = re.compile(_DATE_PART)
+
+
+def _date_part(text: str) -> tuple[int, int | None, int | None] | None:
+    m = _DATE_PART_RE.fullmatch(text.strip())
+    if not m:
+        return None
+    y, mo, d = m.groups()
+    year = int(y.replace("X", "0"))
+    month = None if mo in (None, "XX") else int(mo)
+    day = None if d in (None, "XX") else int(d)
+    if month is not None and not (1 <= month <= 12 or 21 <= month <= 24):
+        return None
+    if day is not None and (month is None or month > 12 or not 1 <= day <= 31):
+        return None
+    return year, month, day
+
+
+def parse_date(value: str | None) -> Date | None:
+    """A biblatex ``date`` (ISO 8601-2 / EDTF as biblatex reads it), or None."""
+    if not value:
+        return None
+    v = value.strip().strip("{}").strip()
+    if "/" not in v:
+        p = _date_part(v)
+        return Date(*p) if p else None
+    start, _, end = v.partition("/")
+    start, end = start.strip(), end.strip()
+    if start in ("", ".."):
+        e = _date_part(end)
+        return Date(*e, open_start=True) if e else None
+    s = _date_part(start)
+    if s is None:
+        return None
+    if end in ("", ".."):
+        return Date(*s, open_end=True)
+    e = _date_part(end)
+    if e is None:
+        return None
+    return Date(*s, end_year=e[0], end_month=e[1], end_day=e[2])
+
+
+def date_problem(value: str) -> str | None:
+    if parse_date(value) is None:
+        return (f"date {value!r} is not YYYY, YYYY-MM, YYYY-MM-DD or a range of those "
+                "(biblatex's ISO 8601 dates)")
+    return None
+
+
+# ------------------------------------------------------------------ DOIs
+# The prefixes DOIs are written with: resolvers old and new, publisher resolvers,
+# "doi:" / "DOI " labels and the info URI.
+_DOI_PREFIX_RE = re.compile(
+    r"^(?:(?:https?://)?(?:(?:dx\.|www\.)?doi\.org|doi\.acm\.org|dx\.crossref\.org|"
+    r"hdl\.handle\.net)/+|doi\s*[:=]?\s*|info:doi/)", re.I)
+DOI_RE = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
+_DOI_SEARCH_RE = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\s\"<>{}]+", re.I)
+
+
+def parse_doi(value: str | None) -> str | None:
+    """The DOI ``10.NNNN/suffix`` in ``value``, written in any of its usual forms
+    (``https://doi.org/``, ``http://dx.doi.org/``, ``http://doi.acm.org/``, ``doi:``, a
+    percent-encoded URL), or None when it is not one. Case is kept (DOIs compare
+    case-insensitively: :func:`doi_match_key`)."""
+    if not value:
+        return None
+    v = value.strip().replace("\\_", "_").replace("\\%", "%")
+    if v.startswith("{") and v.endswith("}"):
+        v = v[1:-1].strip()
+    for _ in range(2):  # "doi: https://doi.org/10..." has two prefixes
+        v = _DOI_PREFIX_RE.sub("", v, count=1).strip()
+    if "%" in v:
+        v = unquote(v)
+    v = v.rstrip(".,;")
+    return v if DOI_RE.fullmatch(v) else None
+
+
+def find_doi(text: str | None) -> str | None:
+    """The first DOI inside a longer text (a URL, a note), or None."""
+    if not text or "10." not in text:
+        return None
+    direct = parse_doi(text)
+    if direct:
+        return direct
+    m = _DOI_SEARCH_RE.search(unquote(text.replace("\\_", "_")) if "%" in text else
+                              text.replace("\\_", "_"))
+    return m.group(0).rstrip(".,;)") if m else None
+
+
+def doi_problem(value: str) -> str | None:
+    if parse_doi(value) is None:
+        return f"DOI {value!r} does not look like 10.NNNN/suffix"
+    return None
+
+
+def doi_match_key(doi: str) -> str:
+    """The form two DOIs are compared in (DOIs are case-insensitive)."""
+    return doi.casefold()
+
+
+def doi_url(value: str) -> str | None:
+    """``https://doi.org/<doi>`` for a DOI in any form, or None."""
+    doi = parse_doi(value)
+    return "https://doi.org/" + doi if doi else None
+
+
+# ------------------------------------------------------------------ URLs
+_URL_RE = re.compile(r"(?:https?|ftp)://[^\s\"<>{}]+", re.I)
+_WEB_RE = re.compile(r"https?://[^\s\"'<>{}]+", re.I)
+
+
+def parse_url(value: str | None) -> str | None:
+    """An ``http(s)://`` or ``ftp://`` address without spaces, or None."""
+    if not value:
+        return None
+    v = value.strip()
+    if v.startswith("\\url{") and v.endswith("}"):
+        v = v[5:-1].strip()
+    return v if _URL_RE.fullmatch(v) else None
+
+
+def web_link(value: str | None) -> str | None:
+    """A URL safe to put in a link on a page: only ``http(s)://``."""
+    if not value:
+        return None
+    v = value.strip()
+    return v if _WEB_RE.fullmatch(v) else None
+
+
+def url_problem(value: str) -> str | None:
+    if parse_url(value) is None:
+        return f"URL {value!r} is not an http(s):// or ftp:// address without spaces"
+    return None
+
+
+# ------------------------------------------------------------------ ISBNs
+_ISBN_SEARCH_RE = re.compile(r"(?<![\dX])(?:97[89][\s-]?)?\d(?:[\s-]?\d){8}[\s-]?[\dXx](?![\dX])")
+
+
+def parse_isbn(value: str | None) -> str | None:
+    """The ISBN-13 for an ISBN-10 or ISBN-13 with a valid check digit, or None."""
+    if not value:
+        return None
+    m = _ISBN_SEARCH_RE.search(value)  # the first one: "0-201-13448-9 (paperback)"
+    if not m:
+        return None
+    digits = re.sub(r"[\s-]", "", m.group(0)).upper()
+    if re.fullmatch(r"\d{9}[\dX]", digits):
+        total = sum((10 - i) * (10 if c == "X" else int(c)) for i, c in enumerate(digits))
+        if total % 11:
+            return None
+        core = "978" + digits[:9]
+    elif re.fullmatch(r"97[89]\d{10}", digits):
+        core = digits[:12]
+        if _isbn13_check(core) != digits[12]:
+            return None
+    else:
+        return None
+    return core + _isbn13_check(core)
+
+
+def _isbn13_check(twelve: str) -> str:
+    total = sum((1 if i % 2 == 0 else 3) * int(c) for i, c in enumerate(twelve))
+    return str((10 - total % 10) % 10)
+
+
+def isbn_problem(value: str) -> str | None:
+    if parse_isbn(value) is None:
+        return f"ISBN {value!r} is not a valid ISBN-10 or ISBN-13 (check digit)"
+    return None
