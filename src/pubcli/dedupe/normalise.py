@@ -246,23 +246,47 @@ def _unmatched_words(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], lis
         return [], []
     explained: set[str] = set()
     for toks, other_only in ((a, set(only_b)), (b, set(only_a))):
+        longest = max((len(t) for t in other_only), default=0)
         for i in range(len(toks) - 1):
-            for k in (2, 3):
-                if i + k <= len(toks):
-                    joined = "".join(toks[i:i + k])
-                    if joined in other_only:
-                        explained.add(joined)
-                        explained.update(toks[i:i + k])
+            joined = toks[i]
+            for k in range(2, 9):  # words run together, even many ("behaviorofspatial...")
+                if i + k > len(toks):
+                    break
+                joined += toks[i + k - 1]
+                if len(joined) > longest:
+                    break
+                if joined in other_only:
+                    explained.add(joined)
+                    explained.update(toks[i:i + k])
     ra = [t for t in only_a if t not in explained
-          and not any(_close_spelling(t, o) for o in only_b) and not _acronym_of(t, b)]
+          and not any(_close_spelling(t, o) or _same_stem(t, o) for o in only_b)
+          and not _acronym_of(t, b)]
     rb = [t for t in only_b if t not in explained
-          and not any(_close_spelling(t, o) for o in only_a) and not _acronym_of(t, a)]
+          and not any(_close_spelling(t, o) or _same_stem(t, o) for o in only_a)
+          and not _acronym_of(t, a)]
     ua = [t for t in ra if t not in _STOP]
     ub = [t for t in rb if t not in _STOP]
     if (ua or ub) and ra and rb:  # a word replaced, not just added: report both sides
         ua = ua or ra[:1]
         ub = ub or rb[:1]
     return ua, ub
+
+
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "er", "est", "s", "e",
+             "y")
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """One word inflected ("query"/"queries", "update"/"updating", "high"/"higher");
+    not "with"/"without" or "men"/"women"."""
+    return a[:2] == b[:2] and _stem(a) == _stem(b)
 
 
 def _acronym_of(tok: str, words: Sequence[str]) -> bool:
