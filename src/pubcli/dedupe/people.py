@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..names import split_authors, split_top_level
-from .normalise import _latex_for_matching, _normalise
+from .normalise import _latex_for_matching, _normalise, normalise
 
 # ---------------------------------------------------------------- authors
 def _is_initials(word: str) -> bool:
@@ -62,7 +62,7 @@ def person_strings(value: str | None) -> list[str]:
 
 def _last_tokens(text: str) -> tuple[str, ...]:
     """Last-name words, folded; "ae"/"oe"/"ue" read as the umlaut they often stand for."""
-    toks = _normalise(text).split()
+    toks = normalise(text).split()  # cached: family names repeat
     return tuple(t.replace("ae", "a").replace("oe", "o").replace("ue", "u") if "e" in t else t
                  for t in toks)
 
@@ -85,7 +85,7 @@ Person = tuple  # (last-name tokens, first initial, given-name words)
 
 
 def _given_words(text: str) -> tuple[str, ...]:
-    words = tuple(w for w in _normalise(text).split() if len(w) > 1)
+    words = tuple(w for w in normalise(text).split() if len(w) > 1)
     return () if " ".join(words) in _JUNK_GIVEN else words
 
 
