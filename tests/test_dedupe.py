@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import math
-import random
 import re
-from pathlib import Path
 
 import pytest
 

@@ -269,3 +269,14 @@ def test_the_help_shows_the_cores_default_threshold():
     from pubcli.cli import dedupe_cmd
 
     assert dedupe_cmd._DEFAULT_THRESHOLD == dedupe.DEFAULT_THRESHOLD
+
+
+def test_the_same_pmid_is_strong_evidence_and_another_counts_against():
+    base = dict(title="Aerobic exercise improves cognition after stroke", year="2009",
+                journal="Neurorehabil Neural Repair")
+    a = rec("a", author="Quaney, B. M.", pmid="19541916", **base)
+    b = rec("b", author="Quaney BM", pmid="19541916", **base)
+    c = rec("c", author="Quaney BM", pmid="19000001", **base)
+    same = next(x for x in dedupe.explain(a, b).contributions if x.field is dedupe.Field.PMID)
+    other = next(x for x in dedupe.explain(a, c).contributions if x.field is dedupe.Field.PMID)
+    assert same.weight > 5 and other.weight < -5

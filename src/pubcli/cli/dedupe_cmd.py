@@ -14,8 +14,7 @@ from ..errors import NotFound, PubcliError, ValidationError
 from . import common
 
 if TYPE_CHECKING:
-    from ..dedupe import Group, Matcher, Verdict
-    from ..dedupe.merge import Planned
+    from ..dedupe import Group, Verdict
     from ..library import Library
 
 PROGRESS_MIN = 20000  # entries: show a progress bar on a terminal from this size up
@@ -65,7 +64,7 @@ def dedupe_command(
     """Find entries that describe the same work, even when written differently.
 
     The evidence is weighed: each field (title, authors in any format and order,
-    year, venue and volume, issue, pages, DOI, arXiv id, ISBN, entry type) adds
+    year, venue and volume, issue, pages, DOI, arXiv id, ISBN, PMID, entry type) adds
     or takes weight, estimated from this library itself, and a pair matches when
     its match probability reaches the threshold. A common title ("Editorial")
     counts less than a unique one. Only what is decisive by definition keeps two

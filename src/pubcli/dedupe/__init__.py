@@ -6,7 +6,7 @@ Evidence is weighed, Fellegi-Sunter style, per library:
 2. :mod:`.evidence` compares each pair field by field into typed levels (title
    exact / 95+ / 88+ / without the subtitle / 70+ / different; authors all /
    most / some / none, order ignored; year; venue; volume; number; pages; DOI;
-   arXiv id; ISBN; entry type) and names the vetoes that are decisive by
+   arXiv id; ISBN; PubMed id; entry type) and names the vetoes that are decisive by
    definition ("Part 1" / "Part 2", an erratum, reply or comment vs its article,
    different editions or volumes of a book).
 3. :mod:`.weights` estimates, for this library, how much each level weighs

@@ -187,6 +187,8 @@ def block(index: Index, *, window: int = WINDOW,
             ids.setdefault(("arxiv", arxiv), []).append(s.index)
         if isbn:
             ids.setdefault(("isbn", isbn), []).append(s.index)
+        if s.pmid:
+            ids.setdefault(("pmid", s.pmid), []).append(s.index)
     for members in ids.values():
         if len(members) > 1:
             _pairs_within(members, sigs, pairs)

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 from ..model import Record
 from .identifiers import (BOOKLIKE, PREPRINT_DOI, arxiv_id, edition_value, issue_value,
-                          normalise_doi, normalise_isbn, page_range, volume_value)
+                          normalise_doi, normalise_isbn, page_range, pmid, volume_value)
 from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
                         _has_separator, _main_title, _marker_difference, _normalise, _unmatched_words,
                         normalise,
@@ -40,6 +40,7 @@ class Field(str, Enum):
     ARXIV = "arxiv"
     ISBN = "isbn"
     TYPE = "type"
+    PMID = "pmid"
 
 
 FIELDS: tuple[Field, ...] = tuple(Field)
@@ -58,6 +59,7 @@ LEVELS: dict[Field, tuple[str, ...]] = {
     Field.ARXIV: ("same", "different"),
     Field.ISBN: ("same", "different"),
     Field.TYPE: ("same", "compatible", "different"),
+    Field.PMID: ("same", "different"),
 }
 T_EXACT, T_COMMON, T_95, T_88, T_MAIN, T_WORD, T_70, T_LOW = range(8)
 
@@ -265,6 +267,11 @@ class Features:
         return self._identifiers()[2]
 
     @property
+    def pmid(self) -> str:
+        """The PubMed id ("pmid" field), "" when none."""
+        return pmid(self.record.fields) if "pmid" in self.record.fields else ""
+
+    @property
     def biblio(self) -> tuple[str, str, tuple[str, str] | None, str]:
         """(volume, issue, page range, edition), each "" / None when absent or junk."""
         if self._biblio is None:
@@ -415,8 +422,8 @@ def _year(a: Features, b: Features) -> tuple[int, str]:
     return y_level, (str(ya) if d == 0 else f"{min(ya, yb)}/{max(ya, yb)}")
 
 
-def _cheap(a: Features, b: Features) -> tuple[int, int, int, int, int, int]:
-    """(number, pages, DOI, arXiv, ISBN, type) levels: the fields that cost little."""
+def _cheap(a: Features, b: Features) -> tuple[int, ...]:
+    """(number, pages, DOI, arXiv, ISBN, type, PMID) levels: the fields that cost little."""
     _, iss_a, pages_a, _ = a.biblio
     _, iss_b, pages_b, _ = b.biblio
     if iss_a and iss_b:
@@ -439,7 +446,8 @@ def _cheap(a: Features, b: Features) -> tuple[int, int, int, int, int, int]:
     else:
         doi_level = _same_or_not(doi_a, doi_b)
     return (num_level, p_level, doi_level, _same_or_not(arx_a, arx_b),
-            _same_or_not(isbn_a, isbn_b), _type_level(a.record, b.record))
+            _same_or_not(isbn_a, isbn_b), _type_level(a.record, b.record),
+            _same_or_not(a.pmid, b.pmid))
 
 
 def quick_levels(a: Features, b: Features, *,
@@ -493,7 +501,8 @@ def _shown(a: Features, b: Features, t_shown: str, a_shown: str, y_shown: str
             arx_a if arx_a == arx_b else f"{arx_a} / {arx_b}",
             isbn_a if isbn_a == isbn_b else f"{isbn_a} / {isbn_b}",
             a.record.type if a.record.type == b.record.type
-            else f"{a.record.type} / {b.record.type}")
+            else f"{a.record.type} / {b.record.type}",
+            a.pmid if a.pmid == b.pmid else f"{a.pmid} / {b.pmid}")
 
 
 def _vetoes(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b: str

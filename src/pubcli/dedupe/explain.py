@@ -15,6 +15,7 @@ from .evidence import Field, Veto
 from .weights import Contribution, Model, Score
 
 _RULE_NAMES = {Field.DOI: "same DOI", Field.ARXIV: "same arXiv id", Field.ISBN: "same ISBN",
+               Field.PMID: "same PMID",
                Field.AUTHORS: "authors", Field.TITLE: "title", Field.YEAR: "year",
                Field.VENUE: "venue", Field.PAGES: "pages",
                Field.NUMBER: "number", Field.TYPE: "type"}

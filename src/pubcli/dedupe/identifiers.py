@@ -98,20 +98,8 @@ def _first_number(value: str | None) -> str:
     return (m.group(0).lstrip("0") or "0") if m else ""
 
 
-def _issue_number(value: str | None) -> str:
-    """An issue number by its first number; a report number ("MSR-TR-2022-21") whole."""
-    if not value:
-        return ""
-    if re.search(r"[A-Za-z]{2}", value) and re.search(r"\d", value):
-        return "report " + normalise(value)
-    return _first_number(value)
 
 
-def _first_page(value: str | None) -> str:
-    if not value:
-        return ""
-    m = re.search(r"[A-Za-z]*\s*0*(\d+)", value)
-    return m.group(1) if m else normalise(value)
 
 
 _PAGES_RE = re.compile(r"^\s*(?:pp?\.?\s*)?([A-Za-z]{0,2})\s*0*(\d{1,6})"

@@ -112,7 +112,4 @@ def venue_relation(a: str, b: str) -> str:
     return "different"
 
 
-def _venue_agrees(a: str, b: str) -> bool:
-    return venue_relation(a, b) == "same"
-
 

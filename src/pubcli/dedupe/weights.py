@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .evidence import FIELDS, LEVELS, MISSING, T_COMMON, T_EXACT, Comparison, Field
+from .evidence import FIELDS, LEVELS, MISSING, T_COMMON, Comparison, Field
 
 #: Typical m and u per field and level among blocked candidate pairs (titles
 #: already alike): where the estimation starts, and what a small library keeps.
@@ -40,6 +40,7 @@ PRIOR: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
     Field.ARXIV: ((0.997, 0.003), (0.002, 0.998)),
     Field.ISBN: ((0.90, 0.10), (0.005, 0.995)),
     Field.TYPE: ((0.88, 0.09, 0.03), (0.70, 0.09, 0.21)),
+    Field.PMID: ((0.997, 0.003), (0.002, 0.998)),
 }
 PRIOR_SHARE = 0.25
 #: Disagreements that are rare among duplicates by their nature: the estimate may
@@ -47,7 +48,7 @@ PRIOR_SHARE = 0.25
 #: and would otherwise teach the model that duplicates disagree there).
 M_CAP: dict[tuple[Field, int], float] = {
     (Field.YEAR, 4): 0.004, (Field.YEAR, 3): 0.02,
-    (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01,
+    (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01, (Field.PMID, 1): 0.01,
     (Field.TITLE, 5): 0.05, (Field.TITLE, 7): 0.02,
 }
 #: Pseudo-pairs behind the prior, for duplicates and non-duplicates.
