@@ -51,6 +51,10 @@ M_CAP: dict[tuple[Field, int], float] = {
     (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01, (Field.PMID, 1): 0.01,
     (Field.TITLE, 5): 0.05, (Field.TITLE, 7): 0.02,
 }
+#: Levels the estimate may make weigh more against a match than the prior, never less:
+#: a content word replaced by another (not a typo, an inflection, a compound or an
+#: acronym) says "another work", whatever a library of near-copies teaches EM.
+AT_MOST_PRIOR = frozenset({(Field.TITLE, 5)})
 #: Pseudo-pairs behind the prior, for duplicates and non-duplicates.
 STRENGTH_M = 40.0
 STRENGTH_U = 40.0
@@ -59,6 +63,13 @@ ITERATIONS = 30
 MAX_TRAINING_PAIRS = 150_000
 #: Weights are kept within +-CAP bits (no single level decides alone).
 CAP = 10.0
+#: Authors, year, venue, issue and type agreeing say "the same group, the same issue"
+#: more than "the same work": together they count at most this many bits (they are far
+#: from independent among different works: a group's papers in one issue share them all).
+CONTEXT_CAP = 9.0
+_CONTEXT = frozenset(FIELDS.index(f) for f in (Field.AUTHORS, Field.YEAR, Field.VENUE,
+                                               Field.NUMBER, Field.TYPE))
+_CONTEXT_NOTE = "authors, year and venue count together at most " + f"{CONTEXT_CAP:g} bits"
 #: Pairs of support at which a level's weight is half estimated, half prior.
 SHRINK = 30.0
 
@@ -136,6 +147,9 @@ class Model:
             n = self.support[f][level]
             pm, pu = PRIOR[f]
             w = (n * w + SHRINK * math.log2(pm[level] / pu[level])) / (n + SHRINK)
+        if (f, level) in AT_MOST_PRIOR:
+            pm, pu = PRIOR[f]
+            w = min(w, math.log2(pm[level] / pu[level]))
         return max(-CAP, min(CAP, w))
 
     def title_weight(self, level: int, title_key: str, content_words: int) -> tuple[float, str]:
@@ -172,21 +186,35 @@ class Model:
         levels = cmp.levels
         total = math.log2(self.prior / (1.0 - self.prior)) + \
             self.title_weight(levels[0], cmp.title_key, content_words)[0]
+        context = 0.0
         for i in range(1, len(FIELDS)):
             if levels[i] != MISSING:
-                total += self.weight(FIELDS[i], levels[i])
-        return total
+                w = self.weight(FIELDS[i], levels[i])
+                if w > 0 and i in _CONTEXT:
+                    context += w
+                else:
+                    total += w
+        return total + min(context, CONTEXT_CAP)
 
     def score(self, cmp: Comparison, content_words: int) -> Score:
         out: list[Contribution] = []
         total = math.log2(self.prior / (1.0 - self.prior))
+        weights: list[tuple[float, str]] = []
         for i, f in enumerate(FIELDS):
             level = cmp.levels[i]
             if f is Field.TITLE:
-                w, note = self.title_weight(level, cmp.title_key, content_words)
+                weights.append(self.title_weight(level, cmp.title_key, content_words))
             else:
-                w = self.weight(f, level)
-                note = self.difference_note(f, level)
+                weights.append((self.weight(f, level), self.difference_note(f, level)))
+        context = sum(w for i, (w, _) in enumerate(weights)
+                      if i in _CONTEXT and w > 0 and cmp.levels[i] != MISSING)
+        scale = CONTEXT_CAP / context if context > CONTEXT_CAP else 1.0
+        for i, f in enumerate(FIELDS):
+            level = cmp.levels[i]
+            w, note = weights[i]
+            if scale < 1.0 and i in _CONTEXT and w > 0:
+                w *= scale
+                note = _CONTEXT_NOTE
             total += w
             if level != MISSING:
                 out.append(Contribution(f, level, w, cmp.shown[i], note))
