@@ -88,7 +88,7 @@ def export_command(
     if to_stdout and format is ExportFormat.html and common.stdout_is_terminal():
         raise ValidationError("not writing an HTML page to the terminal; "
                               "use -o FILE or redirect (> index.html)")
-    if not to_stdout:
+    if output is not None and not to_stdout:
         why = out_file.refusal(output, path)
         if why:
             raise WriteError(f"{why}; nothing was written", path=output)
@@ -131,6 +131,7 @@ def export_command(
         else:
             sys.stdout.write(data.decode("utf-8"))
     else:
+        assert output is not None
         out_file.write(output, data, library=path)
         common.note(f"wrote {output} ({total} publication{'s' if total != 1 else ''})")
     if not lib.records:

@@ -117,6 +117,7 @@ def _csl_listing(groups, format: ListFormat, style, csl, owner, by) -> str:
         raise ValidationError(f"--style and --csl apply to the text listing, "
                               f"not --format {format.value}")
     styler = cslmod.styler(style.value if style else None, csl)
+    assert styler is not None  # the caller comes here for --style or --csl only
     text = cslmod.text_listing(groups, styler, owner,
                                lambda name, n: render.heading(name, n, by), common.bold_style())
     for _, why in styler.failed[:5]:

@@ -148,6 +148,7 @@ def authors(people: Iterable[tuple[str, bool]]) -> Markup:
 def cite(e: Entry) -> Markup:
     """The reference in its citation style; the title linked when it has a URL."""
     c = e.cite
+    assert c is not None  # cite() is used for pages in a citation style only
     title = rich(c.title, strong=False) if c.title else Markup("")
     if title and e.title_url:
         title = Markup(f"[{title}]({url(e.title_url)})")

@@ -18,12 +18,15 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 from urllib.parse import quote
 
 from ..grouping import Filters, group, select
 from ..latex import fold, to_text
 from ..model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record, type_group_order
+
+if TYPE_CHECKING:
+    from .csl import Cite
 from ..resources import AWARD_FIELD, resources
 from .. import values
 from ..view import is_http_url, owner_flags, view
@@ -81,7 +84,7 @@ class Entry:
     # a long author list: the first ones and the owner, the rest behind "and N more"
     authors_shown: list[tuple[str, bool]] = field(default_factory=list)
     authors_more: list[tuple[str, bool]] = field(default_factory=list)
-    cite: object = None  # a csl.Cite when the page is in a citation style
+    cite: Cite | None = None  # when the page is in a citation style
 
     @cached_property
     def venue_line(self) -> str:
@@ -231,7 +234,7 @@ def _parse(s: str, i: int, end: int, em: bool, strong: bool, out: list[Span]) ->
             inner = s[i + 1:close]
             m = re.match(r"\s*\\([A-Za-z]+)(?![A-Za-z])\s*", inner)
             decl = _STYLE_DECLS.get(m.group(1)) if m else None
-            if decl:
+            if decl and m:
                 _flush(s, start, i, em, strong, out)
                 _parse(s, i + 1 + m.end(), close, em or decl == "em",
                        strong or decl == "strong", out)
