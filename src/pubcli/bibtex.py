@@ -72,6 +72,11 @@ class Source:
     newline: str = "\n"
     read_only: str = ""  # why the entry must not be patched (e.g. duplicate fields)
 
+    def written(self, raw: str) -> tuple[tuple[str, str], ...] | None:
+        """(name, value) as written in ``raw``, the entry's text: ``fields`` when kept,
+        else read again from the text (see :func:`written_fields`)."""
+        return self.fields if self.fields is not None else written_fields(raw)
+
 
 @dataclass(slots=True)
 class Failed:
@@ -428,7 +433,7 @@ def _locate_fields(raw: str, src: Source) -> list[tuple[int, int, int]] | None:
     if not raw.startswith(src.key_written, cursor):
         return None
     cursor += len(src.key_written)
-    written = src.fields if src.fields is not None else written_fields(raw)
+    written = src.written(raw)
     if written is None:
         return None
     spans = []
@@ -467,7 +472,7 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
         kpos = raw.find(src.key_written, tm.end() if tm else 0)
         edits.append((kpos, kpos + len(src.key_written), new.key))
     seen: set[str] = set()
-    written = src.fields if src.fields is not None else written_fields(raw) or ()
+    written = src.written(raw) or ()
     n = len(written)
     for i, ((name, value_written), (nstart, vstart, vend)) in enumerate(zip(written, spans)):
         lname = name.lower()
@@ -483,9 +488,9 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
                 edits.append((nstart, spans[i + 1][0], ""))
             elif i > 0:  # the last field: cut from the end of the last field kept
                 j = i - 1
-                while j > 0 and src.fields[j][0].lower() not in new.fields:
+                while j > 0 and written[j][0].lower() not in new.fields:
                     j -= 1
-                kept = src.fields[j][0].lower() in new.fields
+                kept = written[j][0].lower() in new.fields
                 edits.append((spans[j][2] if kept else spans[0][0], vend, ""))
             else:
                 end = vend

@@ -342,7 +342,7 @@ def _cut_fields(text: str, rec: Record, drop: set[str]) -> str | None:
     if src is None or src.read_only:
         return None
     cuts = []
-    for name, value in src.fields:
+    for name, value in src.written(text) or ():
         if name.lower() not in drop:
             continue
         pat = _FIELD_BEFORE.get(name)
