@@ -33,10 +33,10 @@ class View:
         self.year = year
         self.month = month
         self.title = title
-        self.raw_names = list(raw_names)
-        self.authors = list(authors)
+        self.raw_names = raw_names  # tuples: shared with the cached row, never changed
+        self.authors = authors
         self.venue = venue
-        self.areas = list(areas)
+        self.areas = areas
         self.featured = featured
         self._details: list[tuple[str, str]] | None = None
         self._links: list[tuple[str, str]] | None = None
@@ -116,6 +116,8 @@ def short_authors(names: list[str], owner_idx: set[int], limit: int = 3) -> list
     """
     n = len(names)
     if n <= limit + 1:
+        if not owner_idx:  # the common case, once per row of a listing
+            return [(", ".join(names), False)] if names else []
         segs: list[tuple[str, bool]] = []
         for i, a in enumerate(names):
             if i:
