@@ -167,7 +167,8 @@ def _same_work(a: Features, b: Features) -> bool:
     """Could two records of one title be one work? A person in common, or (with a
     single author or none on one side, often a broken export) years at most one apart."""
     if len(a.authors) >= 2 and len(b.authors) >= 2:
-        return shared_authors(a.authors, b.authors, b.author_index) > 0
+        # a family name in common is enough here (initials are often garbled)
+        return bool(a.author_index.keys() & b.author_index.keys())
     if a.authors and b.authors and shared_authors(a.authors, b.authors, b.author_index):
         return True
     return not (a.year and b.year and abs(a.year - b.year) > 1)

@@ -243,7 +243,50 @@ def block(index: Index, *, window: int = WINDOW,
         done += len(keys)
         if progress is not None:
             progress(done, total)
+    _rare_word_pairs(index, pairs)
     return pairs
+
+
+#: Titles sharing two of their three rarest words meet when their word sets are this alike
+#: (rapidfuzz ``token_set_ratio``): debris before or after a title ("k shim fast
+#: similarity search ...", "... ( panel abstract )") moves it far in every sort order.
+RARE_CUT = 80.0
+
+
+def _rare_word_pairs(index: Index, pairs: set[tuple[int, int]]) -> None:
+    from collections import Counter
+    from itertools import combinations
+
+    from rapidfuzz import fuzz
+
+    words: dict[str, list[str]] = {}
+    for title, members in index.by_title.items():
+        words[title] = [t for t in index.feats[members[0]].content_tokens if len(t) >= 3]
+    df: Counter[str] = Counter()
+    for ws in words.values():
+        df.update(set(ws))
+    groups: dict[tuple[str, str], list[str]] = {}
+    for title, ws in words.items():
+        rare = sorted(set(ws), key=lambda w: (df[w], w))[:3]
+        if df[rare[-1]] if rare else 0:
+            for key in combinations(sorted(rare), 2):
+                groups.setdefault(key, []).append(title)
+    seen: set[tuple[str, str]] = set()
+    for group in groups.values():
+        if not 1 < len(group) <= _BIG_BLOCK:
+            continue
+        for x, y in combinations(group, 2):
+            if (x, y) in seen:
+                continue
+            seen.add((x, y))
+            if fuzz.token_set_ratio(x, y) < RARE_CUT:
+                continue
+            gi, gj = index.by_title[x], index.by_title[y]
+            if len(gi) * len(gj) > _BIG_BLOCK * _BIG_BLOCK:
+                continue
+            for i in gi:
+                for j in gj:
+                    pairs.add((i, j) if i < j else (j, i))
 
 
 def _neighbour_hits(keys: list[str], window: int, cut: float) -> Iterator[tuple[int, int]]:

@@ -21,8 +21,8 @@ from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _S
                         _has_separator, _main_title, _marker_difference, _normalise, _unmatched_words,
                         normalise,
                         strip_annotations, title_score)
-from .people import Person, _author_index, _parse_authors, person_match, shared_authors
-from .venues import venue_relation
+from .people import CUT_LIST_RE, Person, _author_index, _parse_authors, person_match, shared_authors
+from .venues import CUT, venue_relation
 
 MISSING = -1
 
@@ -48,11 +48,12 @@ FIELDS: tuple[Field, ...] = tuple(Field)
 #: Level names per field, strongest agreement first.
 LEVELS: dict[Field, tuple[str, ...]] = {
     Field.TITLE: ("exact", "exact, common", "95+", "88+", "main title", "a word replaced", "70+",
-                  "different"),
+                  "70+, words replaced", "different"),
     Field.AUTHORS: ("all, 3+", "all", "all, reordered", "most, 3+", "most", "some", "none",
                     "none of 1"),
     Field.YEAR: ("same", "1 apart", "1 apart, a preprint", "2 apart", "further"),
-    Field.VENUE: ("same volume", "same venue", "unclear", "other volume", "different"),
+    Field.VENUE: ("same volume", "same venue", "unclear", "other volume",
+                  "other venue and volume", "different"),
     Field.NUMBER: ("same", "different"),
     Field.PAGES: ("same", "same first page", "different"),
     Field.DOI: ("same", "different"),
@@ -61,7 +62,7 @@ LEVELS: dict[Field, tuple[str, ...]] = {
     Field.TYPE: ("same", "compatible", "different"),
     Field.PMID: ("same", "different"),
 }
-T_EXACT, T_COMMON, T_95, T_88, T_MAIN, T_WORD, T_70, T_LOW = range(8)
+T_EXACT, T_COMMON, T_95, T_88, T_MAIN, T_WORD, T_70, T_70_WORDS, T_LOW = range(9)
 
 
 class VetoKind(str, Enum):
@@ -124,6 +125,7 @@ _LOOSE_TYPES = frozenset({"misc", "unpublished", "online", "electronic", "www", 
                           "techreport", "report", "manual", "booklet", ""})
 
 
+_CUT_RE = re.compile(r"\u2026|&\s*hellip\s*;|\.\.\.\s*[,;]?\s*$")
 _BOOK_DOI_RE = re.compile(r"/97[89]-?\d")  # a DOI built on an ISBN: a book's
 _PART_TYPES = frozenset({"incollection", "inbook", "inproceedings", "chapter"})
 
@@ -212,6 +214,8 @@ class Features:
             for name in ("journal", "journaltitle", "booktitle", "series"):
                 if f.get(name):
                     venue = normalise(f[name])
+                    if _CUT_RE.search(f[name]):
+                        venue += " " + CUT  # "Proc. of the 25th Intl. Conf. on Very ..."
                     break
             self._venue = venue
         return self._venue
@@ -222,6 +226,12 @@ class Features:
             f = self.record.fields
             self._authors = _parse_authors(f.get("author") or f.get("editor") or "")
         return self._authors
+
+    @property
+    def authors_cut(self) -> bool:
+        """Does the author list end "et al." or with an ellipsis?"""
+        f = self.record.fields
+        return bool(CUT_LIST_RE.search(f.get("author") or f.get("editor") or ""))
 
     @property
     def author_index(self) -> dict[str, list[int]]:
@@ -336,7 +346,10 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
     if score >= 88:
         return T_88, score, f"{score:.0f}"
     if score >= 70:
-        return T_70, score, f"{score:.0f}"
+        ua, ub = _unmatched_words(a.tokens, b.tokens)
+        if ua and ub:  # "... storage servers" / "... multimedia servers": another paper
+            return T_70_WORDS, score, f"{score:.0f}, {ua[0]} / {ub[0]}"
+        return T_70, score, f"{score:.0f}"  # words only added: debris, a subtitle
     return T_LOW, score, f"{score:.0f}"
 
 
@@ -365,6 +378,8 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
         return (3 if shared >= 3 else 4), shown
     if shared:
         return 5, shown
+    if smaller == 1 and (a.authors_cut or b.authors_cut):
+        return MISSING, shown + ", a list cut short"  # "J Shanmugasundaram…": who else?
     return (7 if smaller == 1 else 6), shown
 
 
@@ -373,7 +388,7 @@ def _type_level(a: Record, b: Record) -> int:
     if ta == tb:
         return 0
     if ta in _LOOSE_TYPES or tb in _LOOSE_TYPES:
-        return 1
+        return MISSING  # "misc": the source did not say what the work is
     fa, fb = _TYPE_FAMILY.get(ta, ta), _TYPE_FAMILY.get(tb, tb)
     if fa == fb:
         return 0
@@ -386,9 +401,9 @@ def _venue_level(va: str, vb: str, volume: int) -> int:
     """Venue and volume as one field (they say one thing: which issue)."""
     rel = venue_relation(va, vb) if va and vb else ""
     if volume == 1:
-        return 3
+        return 4 if rel == "different" else 3  # another journal's volume: published twice
     if rel == "different":
-        return 4
+        return 5
     if volume == 0:
         return 0
     if rel == "same":
@@ -405,9 +420,10 @@ def _same_or_not(x: str, y: str) -> int:
 def _title(a: Features, b: Features, series: Callable[[Features], bool] | None,
            common: Callable[[Features], bool] | None) -> tuple[int, float, str]:
     t_level, t_score, t_shown = _title_level(a, b, series)
-    if t_level == T_EXACT and (len(a.content_tokens) <= 2 or len(b.content_tokens) <= 2
-                               or (common is not None and (common(a) or common(b)))):
-        t_level = T_COMMON
+    if t_level in (T_EXACT, T_95, T_88) and (
+            len(a.content_tokens) <= 2 or len(b.content_tokens) <= 2
+            or (common is not None and (common(a) or common(b)))):
+        t_level = T_COMMON  # "Editor's notes" / "Editors' notes": one common title
     return t_level, t_score, t_shown
 
 

@@ -23,17 +23,17 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .evidence import FIELDS, LEVELS, MISSING, T_COMMON, Comparison, Field
+from .evidence import FIELDS, LEVELS, MISSING, T_88, T_95, T_COMMON, T_MAIN, Comparison, Field
 
 #: Typical m and u per field and level among blocked candidate pairs (titles
 #: already alike): where the estimation starts, and what a small library keeps.
 PRIOR: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
-    Field.TITLE: ((0.66, 0.04, 0.16, 0.06, 0.05, 0.004, 0.021, 0.005),
-                  (0.02, 0.04, 0.02, 0.04, 0.03, 0.10, 0.35, 0.40)),
+    Field.TITLE: ((0.66, 0.04, 0.16, 0.06, 0.05, 0.004, 0.015, 0.006, 0.005),
+                  (0.02, 0.04, 0.02, 0.04, 0.03, 0.10, 0.10, 0.25, 0.40)),
     Field.AUTHORS: ((0.46, 0.34, 0.04, 0.06, 0.03, 0.045, 0.015, 0.01),
                     (0.015, 0.02, 0.02, 0.01, 0.02, 0.06, 0.755, 0.10)),
     Field.YEAR: ((0.85, 0.08, 0.046, 0.02, 0.004), (0.10, 0.12, 0.02, 0.14, 0.62)),
-    Field.VENUE: ((0.60, 0.26, 0.11, 0.02, 0.01), (0.04, 0.12, 0.20, 0.14, 0.50)),
+    Field.VENUE: ((0.60, 0.26, 0.11, 0.017, 0.003, 0.01), (0.04, 0.12, 0.20, 0.06, 0.08, 0.50)),
     Field.NUMBER: ((0.92, 0.08), (0.25, 0.75)),
     Field.PAGES: ((0.85, 0.09, 0.06), (0.005, 0.01, 0.985)),
     Field.DOI: ((0.997, 0.003), (0.002, 0.998)),
@@ -48,8 +48,8 @@ PRIOR_SHARE = 0.25
 #: and would otherwise teach the model that duplicates disagree there).
 M_CAP: dict[tuple[Field, int], float] = {
     (Field.YEAR, 4): 0.004, (Field.YEAR, 3): 0.02,
-    (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01, (Field.PMID, 1): 0.01,
-    (Field.TITLE, 5): 0.05, (Field.TITLE, 7): 0.02,
+    (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01, (Field.PMID, 1): 0.01, (Field.VENUE, 4): 0.005,
+    (Field.TITLE, 5): 0.05, (Field.TITLE, 8): 0.02,
 }
 #: Levels the estimate may make weigh more against a match than the prior, never less:
 #: a content word replaced by another (not a typo, an inflection, a compound or an
@@ -72,6 +72,14 @@ _CONTEXT = frozenset(FIELDS.index(f) for f in (Field.AUTHORS, Field.YEAR, Field.
 _CONTEXT_NOTE = "authors, year and venue count together at most " + f"{CONTEXT_CAP:g} bits"
 #: Pairs of support at which a level's weight is half estimated, half prior.
 SHRINK = 30.0
+#: Title levels that differ from the exact title only by noise (a typo, debris around
+#: it, a dropped subtitle). Noise strikes duplicates and different works alike, so
+#: among different works such a level is at most NOISE_SLACK times as common, relative
+#: to the exact title, as among duplicates: u(k) <= NOISE_SLACK * u(exact) * m(k) / m(exact).
+#: (Without it, duplicates whose other fields are garbled, as in a scraped source, pass
+#: for different works with alike titles, and make alike titles look weak.)
+NOISE_SLACK = 4.0
+_NOISE_LEVELS = (T_95, T_88, T_MAIN)
 
 # How often a title of k content words is shared by chance, relative to a
 # long one (term-frequency floor for titles the library has seen only once).
@@ -279,6 +287,10 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
             cm = np.array([post[mask].sum() for mask in masks[j]]) + prior_m[f]
             cu = np.array([(1 - post[mask]).sum() for mask in masks[j]]) + prior_u[f]
             new_m, new_u = cm / cm.sum(), cu / cu.sum()
+            if f is Field.TITLE:
+                for k in _NOISE_LEVELS:
+                    new_u[k] = min(new_u[k], NOISE_SLACK * new_u[0] * new_m[k] / new_m[0])
+                new_u = new_u / new_u.sum()
             capped = [k for k in range(len(new_m)) if new_m[k] > M_CAP.get((f, k), 1.0)]
             if capped:
                 for k in capped:
