@@ -47,8 +47,8 @@ FIELDS: tuple[Field, ...] = tuple(Field)
 
 #: Level names per field, strongest agreement first.
 LEVELS: dict[Field, tuple[str, ...]] = {
-    Field.TITLE: ("exact", "exact, common", "95+", "88+", "main title", "a word replaced", "70+",
-                  "70+, words replaced", "different"),
+    Field.TITLE: ("exact", "exact, common", "exact, short", "95+", "88+", "main title",
+                  "a word replaced", "70+", "70+, words replaced", "different"),
     Field.AUTHORS: ("all, 3+", "all", "all, reordered", "most, 3+", "most", "some", "none",
                     "none of 1"),
     Field.YEAR: ("same", "1 apart", "1 apart, a preprint", "2 apart", "further"),
@@ -62,7 +62,7 @@ LEVELS: dict[Field, tuple[str, ...]] = {
     Field.TYPE: ("same", "compatible", "different"),
     Field.PMID: ("same", "different"),
 }
-T_EXACT, T_COMMON, T_95, T_88, T_MAIN, T_WORD, T_70, T_70_WORDS, T_LOW = range(9)
+T_EXACT, T_COMMON, T_SHORT, T_95, T_88, T_MAIN, T_WORD, T_70, T_70_WORDS, T_LOW = range(10)
 
 
 class VetoKind(str, Enum):
@@ -420,10 +420,11 @@ def _same_or_not(x: str, y: str) -> int:
 def _title(a: Features, b: Features, series: Callable[[Features], bool] | None,
            common: Callable[[Features], bool] | None) -> tuple[int, float, str]:
     t_level, t_score, t_shown = _title_level(a, b, series)
-    if t_level in (T_EXACT, T_95, T_88) and (
-            len(a.content_tokens) <= 2 or len(b.content_tokens) <= 2
-            or (common is not None and (common(a) or common(b)))):
-        t_level = T_COMMON  # "Editor's notes" / "Editors' notes": one common title
+    if t_level in (T_EXACT, T_95, T_88):
+        if common is not None and (common(a) or common(b)):
+            t_level = T_COMMON  # "Editor's notes" / "Editors' notes": one common title
+        elif len(a.content_tokens) <= 2 or len(b.content_tokens) <= 2:
+            t_level = T_SHORT  # "The third manifesto"
     return t_level, t_score, t_shown
 
 
@@ -476,7 +477,7 @@ def quick_levels(a: Features, b: Features, *,
     t_level, _, _ = _title(a, b, series, common)
     y_level, _ = _year(a, b)
     rest = _cheap(a, b)
-    key = a.title if t_level in (T_EXACT, T_COMMON) and a.title == b.title else ""
+    key = a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title else ""
     return (t_level, MISSING, y_level, MISSING) + rest, key
 
 
@@ -495,7 +496,8 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
     levels = (t_level, a_level, y_level, v_level) + _cheap(a, b)
     vetoes = _vetoes(a, b, ed_a, ed_b, vol_a, vol_b)
     return Comparison(levels, lambda: _shown(a, b, t_shown, a_shown, y_shown), vetoes, t_score,
-                      a.title if t_level in (T_EXACT, T_COMMON) and a.title == b.title else "")
+                      a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title
+                      else "")
 
 
 def _shown(a: Features, b: Features, t_shown: str, a_shown: str, y_shown: str

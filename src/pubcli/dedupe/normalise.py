@@ -253,16 +253,23 @@ def _unmatched_words(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], lis
                 if i + k > len(toks):
                     break
                 joined += toks[i + k - 1]
-                if len(joined) > longest:
+                if len(joined) > longest + 2:
                     break
                 if joined in other_only:
                     explained.add(joined)
                     explained.update(toks[i:i + k])
+                elif len(joined) >= 8:  # split with debris: "app iications", "fa undament al"
+                    close = [o for o in other_only if len(o) >= 8 and _close_spelling(joined, o)]
+                    if close:
+                        explained.update(close)
+                        explained.update(toks[i:i + k])
     ra = [t for t in only_a if t not in explained
-          and not any(_close_spelling(t, o) or _same_stem(t, o) for o in only_b)
+          and not any(_close_spelling(t, o) or _same_stem(t, o) or _unligatured(t, o)
+                      for o in only_b)
           and not _acronym_of(t, b)]
     rb = [t for t in only_b if t not in explained
-          and not any(_close_spelling(t, o) or _same_stem(t, o) for o in only_a)
+          and not any(_close_spelling(t, o) or _same_stem(t, o) or _unligatured(t, o)
+                      for o in only_a)
           and not _acronym_of(t, a)]
     ua = [t for t in ra if t not in _STOP]
     ub = [t for t in rb if t not in _STOP]
@@ -284,9 +291,25 @@ def _stem(word: str) -> str:
 
 
 def _same_stem(a: str, b: str) -> bool:
-    """One word inflected ("query"/"queries", "update"/"updating", "high"/"higher");
-    not "with"/"without" or "men"/"women"."""
-    return a[:2] == b[:2] and _stem(a) == _stem(b)
+    """One word inflected or derived ("query"/"queries"/"querying", "update"/"updating",
+    "aggregate"/"aggregation", "neighbor"/"neighborhood"); not "with"/"without" or
+    "men"/"women": the same stem, or all but the last three letters of the shorter
+    word (and at least five) in common."""
+    if a[:2] != b[:2]:
+        return False
+    if _stem(a) == _stem(b):
+        return True
+    shorter = min(len(a), len(b))
+    need = max(5, shorter - 3)
+    return shorter >= 5 and a[:need] == b[:need]
+
+
+def _unligatured(a: str, b: str) -> bool:
+    """"les"/"files", "rm"/"firm": text taken from a PDF loses its "fi", "fl", "ff"
+    ligatures."""
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return len(long_) - len(short) == 2 and len(short) >= 2 and any(
+        long_.replace(lig, "", 1) == short for lig in ("fi", "fl", "ff") if lig in long_)
 
 
 def _acronym_of(tok: str, words: Sequence[str]) -> bool:

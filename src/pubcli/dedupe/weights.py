@@ -23,13 +23,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .evidence import FIELDS, LEVELS, MISSING, T_88, T_95, T_COMMON, T_MAIN, Comparison, Field
+from .evidence import (FIELDS, LEVELS, MISSING, T_88, T_95, T_COMMON, T_LOW, T_MAIN, T_SHORT,
+                       T_WORD, Comparison, Field)
 
 #: Typical m and u per field and level among blocked candidate pairs (titles
 #: already alike): where the estimation starts, and what a small library keeps.
 PRIOR: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
-    Field.TITLE: ((0.66, 0.04, 0.16, 0.06, 0.05, 0.004, 0.015, 0.006, 0.005),
-                  (0.02, 0.04, 0.02, 0.04, 0.03, 0.10, 0.10, 0.25, 0.40)),
+    Field.TITLE: ((0.65, 0.03, 0.02, 0.16, 0.06, 0.05, 0.004, 0.015, 0.006, 0.005),
+                  (0.02, 0.03, 0.01, 0.02, 0.04, 0.03, 0.10, 0.10, 0.25, 0.40)),
     Field.AUTHORS: ((0.46, 0.34, 0.04, 0.06, 0.03, 0.045, 0.015, 0.01),
                     (0.015, 0.02, 0.02, 0.01, 0.02, 0.06, 0.755, 0.10)),
     Field.YEAR: ((0.85, 0.08, 0.046, 0.02, 0.004), (0.10, 0.12, 0.02, 0.14, 0.62)),
@@ -49,12 +50,12 @@ PRIOR_SHARE = 0.25
 M_CAP: dict[tuple[Field, int], float] = {
     (Field.YEAR, 4): 0.004, (Field.YEAR, 3): 0.02,
     (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01, (Field.PMID, 1): 0.01, (Field.VENUE, 4): 0.005,
-    (Field.TITLE, 5): 0.05, (Field.TITLE, 8): 0.02,
+    (Field.TITLE, T_WORD): 0.05, (Field.TITLE, T_LOW): 0.02,
 }
 #: Levels the estimate may make weigh more against a match than the prior, never less:
 #: a content word replaced by another (not a typo, an inflection, a compound or an
 #: acronym) says "another work", whatever a library of near-copies teaches EM.
-AT_MOST_PRIOR = frozenset({(Field.TITLE, 5)})
+AT_MOST_PRIOR = frozenset({(Field.TITLE, T_WORD)})
 #: Pseudo-pairs behind the prior, for duplicates and non-duplicates.
 STRENGTH_M = 40.0
 STRENGTH_U = 40.0
@@ -164,6 +165,11 @@ class Model:
         """The title's weight; a common exact title ("Editorial", a two-word title, one
         several works of this library share) weighs less the more common it is."""
         w = self.weight(Field.TITLE, level)
+        if level == T_SHORT:
+            if content_words < 2:  # relative to the typical short title, of two words
+                return max(-CAP, w - math.log2(_SHORT_TITLE_FACTOR[content_words] / 16.0)), \
+                    f"a short title ({content_words} content words)"
+            return w, f"a short title ({content_words} content words)"
         if level != T_COMMON:
             return w, ""
         works = self.title_works.get(title_key, 1)
