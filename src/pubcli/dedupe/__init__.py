@@ -38,7 +38,7 @@ from .explain import Verdict, model_summary, verdict, weight_lines
 from .identifiers import normalise_doi, normalise_isbn, page_range
 from .merge import Conflict, MergeResult, Planned, merge, plan_merges, suggest_keep
 from .normalise import _GENERIC, _unmatched_words, normalise, strip_annotations, title_score
-from .people import parse_authors, person_match, person_strings, shared_authors
+from .people import _close_name, parse_authors, person_match, person_strings, shared_authors
 from .venues import venue_relation
 from .weights import Model, estimate, prior_model
 
@@ -167,8 +167,12 @@ def _same_work(a: Features, b: Features) -> bool:
     """Could two records of one title be one work? A person in common, or (with a
     single author or none on one side, often a broken export) years at most one apart."""
     if len(a.authors) >= 2 and len(b.authors) >= 2:
-        # a family name in common is enough here (initials are often garbled)
-        return bool(a.author_index.keys() & b.author_index.keys())
+        # a family name in common (or nearly: one or two typos) is enough here; initials
+        # are often garbled
+        if a.author_index.keys() & b.author_index.keys():
+            return True
+        names_b = [p[0][-1] for p in b.authors]
+        return any(_close_name(p[0][-1], y) for p in a.authors for y in names_b)
     if a.authors and b.authors and shared_authors(a.authors, b.authors, b.author_index):
         return True
     return not (a.year and b.year and abs(a.year - b.year) > 1)

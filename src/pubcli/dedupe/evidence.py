@@ -125,6 +125,7 @@ _LOOSE_TYPES = frozenset({"misc", "unpublished", "online", "electronic", "www", 
                           "techreport", "report", "manual", "booklet", ""})
 
 
+_SENTENCE_RE = re.compile(r"\s*\.\s+")
 _CUT_RE = re.compile(r"\u2026|&\s*hellip\s*;|\.\.\.\s*[,;]?\s*$")
 _BOOK_DOI_RE = re.compile(r"/97[89]-?\d")  # a DOI built on an ISBN: a book's
 _PART_TYPES = frozenset({"incollection", "inbook", "inproceedings", "chapter"})
@@ -135,7 +136,8 @@ class Features:
     first comparison."""
 
     __slots__ = ("record", "index", "title", "_sorted", "_main", "_authors", "_ids",
-                 "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio")
+                 "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
+                 "_segments")
 
     def __init__(self, record: Record, index: int = 0) -> None:
         self.record = record
@@ -149,6 +151,7 @@ class Features:
         self._aindex: dict[str, list[int]] | None = None
         self._venue: str | None = None
         self._biblio: tuple | None = None
+        self._segments: tuple[str, ...] | None = None
 
     # titles
     def _detail(self) -> None:
@@ -200,6 +203,23 @@ class Features:
             main = _main_title(raw) if raw and _has_separator(raw) else ""
             self._main = "" if main == self.title else main
         return self._main
+
+    @property
+    def segments(self) -> tuple[str, ...]:
+        """The normalised pieces of a title written with sentence periods, of two
+        content words or more ("l. wong . comprehension syntax" -> "comprehension
+        syntax"): what is left when citation debris is written around a title."""
+        if self._segments is None:
+            raw = strip_annotations(self.record.fields.get("title", ""))
+            out: list[str] = []
+            if ". " in raw:
+                for piece in _SENTENCE_RE.split(raw):
+                    norm = _normalise(piece)
+                    if norm != self.title and sum(
+                            1 for t in norm.split() if t not in _STOP and len(t) > 1) >= 2:
+                        out.append(norm)
+            self._segments = tuple(out)
+        return self._segments
 
     # the rest
     @property
@@ -343,6 +363,9 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
                 return T_MAIN, score, "inside the other"
             if score >= 70 and _partial(short.title, long_.title) >= 95:
                 return T_MAIN, score, "nearly inside the other"
+    if score < 95 and (short.title in long_.segments or long_.title in short.segments
+                       or set(short.segments) & set(long_.segments)):
+        return T_MAIN, score, "a part of the other"  # "l. wong . comprehension syntax"
     if score >= 88:
         return T_88, score, f"{score:.0f}"
     if score >= 70:

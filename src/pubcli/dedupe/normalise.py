@@ -35,6 +35,12 @@ _ASCII_FOLD = bytes(c if chr(c).isdigit() and c < 128 else
 # letters NFKD does not take apart
 _LETTERS = str.maketrans({"ø": "o", "ł": "l", "æ": "ae", "œ": "oe", "đ": "d", "ð": "d",
                           "þ": "th", "ı": "i", "ŀ": "l", "ħ": "h", "ŧ": "t"})
+# Cyrillic letters that look Latin, inside a word that mixes the scripts ("kіstler",
+# "simщon": text that went through the wrong code page); all-Cyrillic words stay
+_HOMOGLYPHS = str.maketrans("аеорсухкмтвнгіјѕԁѵ", "aeopcyxkmtbhrijsdv")
+_CYRILLIC_RE = re.compile("[\u0400-\u04ff]")
+_MIXED_WORD_RE = re.compile("[a-z\u0400-\u04ff]*(?:[a-z][\u0400-\u04ff]|[\u0400-\u04ff][a-z])"
+                            "[a-z\u0400-\u04ff]*")
 _ACCENT_SYM_RE = re.compile(r"\\[`'^\"~=.]\s*(?:\{\s*\\?([A-Za-z])\s*\}|\\?([A-Za-z]))")
 _ACCENT_LET_RE = re.compile(r"\\[uvHckbdrt](?:\s*\{\s*\\?([A-Za-z])\s*\}|\s+\\?([A-Za-z]))")
 _SPECIAL_RE = re.compile(r"\\(ss|ae|AE|oe|OE|aa|AA|o|O|l|L|i|j)(?![A-Za-z])")
@@ -77,12 +83,38 @@ def _normalise(text: str) -> str:
         text = _latex_for_matching(text)
     if text.isascii():
         return _ascii_words(text)
+    if "\u00e2" in text or "\u00e3" in text or "\u00c3" in text or "\u00e5" in text:
+        text = repair_mojibake(text)
     text = _COMBINING_RE.sub("", unicodedata.normalize("NFKD", text)).casefold()
     if text.isascii():
         return _ascii_words(text)
     text = text.translate(_LETTERS)
+    if _CYRILLIC_RE.search(text):
+        text = _MIXED_WORD_RE.sub(lambda m: m.group(0).translate(_HOMOGLYPHS), text)
     text = _GREEK_RE.sub(lambda m: " " + _GREEK[m.group(0)] + " ", text)
     return _NONWORD_RE.sub(" ", text.replace("{", "").replace("}", "")).strip()
+
+
+_MOJIBAKE_LETTER_RE = re.compile(r"([\u00c3\u00e3]) ?([\u0080-\u00bf]) ?")
+# what a UTF-8 quote, dash or ellipsis (E2 80 xx) leaves when read as Latin-1 / cp1252
+# and re-tokenised: "â€œ", "â ??", "â ? ¬", "ã cents â ? ¬ å?", "â ? ¦"
+_MOJIBAKE_DEBRIS_RE = re.compile(
+    r"(?:[\u00e2\u00e3\u00e5](?:\s*(?:\?+|[\u00a2\u00a6\u00ac\u20ac\u2122\u0153\u009d\u201c"
+    r"\u201d]|cents\b))+\s*)+")
+
+
+def repair_mojibake(text: str) -> str:
+    """Text as written before a UTF-8 -> Latin-1 mix-up: "kã ¶ stler" -> "köstler";
+    the debris of mangled quotes, dashes and ellipses ("queriesâ ??") -> a space."""
+    def letter(m: re.Match) -> str:
+        try:
+            ch = bytes([0xC3, ord(m.group(2))]).decode("utf-8")
+        except UnicodeDecodeError:
+            return m.group(0)
+        return ch.lower() if m.group(1) == "\u00e3" else ch
+
+    text = _MOJIBAKE_DEBRIS_RE.sub(" ", text)
+    return _MOJIBAKE_LETTER_RE.sub(letter, text)
 
 
 @lru_cache(maxsize=65536)

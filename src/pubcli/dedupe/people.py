@@ -8,23 +8,14 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..names import split_authors, split_top_level
-from .normalise import _latex_for_matching, _normalise, normalise
+from .normalise import _latex_for_matching, _normalise, normalise, repair_mojibake
 
 # ---------------------------------------------------------------- authors
-_MOJIBAKE_RE = re.compile(r"([\u00c3\u00e3]) ?([\u0080-\u00bf]) ?")
-
-
 def _undamaged(raw: str) -> str:
     """A name as written before a UTF-8 -> Latin-1 mix-up ("kã ¶ stler" -> "köstler"),
     without the letterless debris such a mix-up leaves ("hammerâ ? ¦")."""
     if "\u00c3" in raw or "\u00e3" in raw:
-        def fix(m: re.Match) -> str:
-            try:
-                ch = bytes([0xC3, ord(m.group(2))]).decode("utf-8")
-            except UnicodeDecodeError:
-                return m.group(0)
-            return ch.lower() if m.group(1) == "\u00e3" else ch
-        raw = _MOJIBAKE_RE.sub(fix, raw)
+        raw = repair_mojibake(raw)
     words: list[str] = []
     for w in raw.split():
         if any(c.isalnum() for c in w):

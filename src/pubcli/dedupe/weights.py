@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .evidence import (FIELDS, LEVELS, MISSING, T_88, T_95, T_COMMON, T_LOW, T_MAIN, T_SHORT,
+from .evidence import (FIELDS, LEVELS, MISSING, T_88, T_95, T_COMMON, T_EXACT, T_LOW, T_MAIN, T_SHORT,
                        T_WORD, Comparison, Field)
 
 #: Typical m and u per field and level among blocked candidate pairs (titles
@@ -75,11 +75,12 @@ _CONTEXT_NOTE = "authors, year and venue count together at most " + f"{CONTEXT_C
 SHRINK = 30.0
 #: Title levels that differ from the exact title only by noise (a typo, debris around
 #: it, a dropped subtitle). Noise strikes duplicates and different works alike, so
-#: among different works such a level is at most NOISE_SLACK times as common, relative
-#: to the exact title, as among duplicates: u(k) <= NOISE_SLACK * u(exact) * m(k) / m(exact).
+#: among different works with alike titles (exact or one of these) such a level is at
+#: most NOISE_SLACK times as common as among duplicates with alike titles:
+#: u(k) <= NOISE_SLACK * m(k) * u(alike) / m(alike).
 #: (Without it, duplicates whose other fields are garbled, as in a scraped source, pass
 #: for different works with alike titles, and make alike titles look weak.)
-NOISE_SLACK = 4.0
+NOISE_SLACK = 3.0
 _NOISE_LEVELS = (T_95, T_88, T_MAIN)
 
 # How often a title of k content words is shared by chance, relative to a
@@ -295,7 +296,7 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
             new_m, new_u = cm / cm.sum(), cu / cu.sum()
             if f is Field.TITLE:
                 for k in _NOISE_LEVELS:
-                    new_u[k] = min(new_u[k], NOISE_SLACK * new_u[0] * new_m[k] / new_m[0])
+                    new_u[k] = min(new_u[k], NOISE_SLACK * new_u[T_EXACT] * new_m[k] / new_m[T_EXACT])
                 new_u = new_u / new_u.sum()
             capped = [k for k in range(len(new_m)) if new_m[k] > M_CAP.get((f, k), 1.0)]
             if capped:
