@@ -358,6 +358,10 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
             and not (series is not None and series(short)):
         if long_.main and not short.main and title_score(short.title, long_.main) >= 95:
             return T_MAIN, score, "without the subtitle"
+        if len(long_.title) > len(short.title) + 8 and (
+                long_.title.startswith(short.title + " ") or long_.title.endswith(" " + short.title)):
+            # words only added before or after: "X ( experience paper )", "tutorial : X"
+            return T_MAIN, score, "the start or end of the other"
         if len(short.content_tokens) >= 5 and len(long_.title) > len(short.title) + 8:
             if short.title in long_.title:
                 return T_MAIN, score, "inside the other"
