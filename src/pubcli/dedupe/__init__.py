@@ -228,7 +228,8 @@ class Matcher:
         if len(pairs) > TRAINING_PAIRS:
             step = -(-len(pairs) // TRAINING_PAIRS)
             pairs = pairs[::step]
-        rows = [self.comparison(i, j).levels for i, j in pairs]
+        # a pair a veto decides is never weighed: the weights describe the others
+        rows = [c.levels for c in (self.comparison(i, j) for i, j in pairs) if not c.vetoes]
         return estimate(rows, title_works=self.title_works, generic_titles=_GENERIC)
 
     def _ruled_out(self, i: int, j: int, need: float, bound: float) -> bool:

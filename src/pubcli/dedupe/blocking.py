@@ -16,7 +16,7 @@ from typing import Callable, Iterator, Sequence
 from ..model import Record
 from .evidence import Features
 from .identifiers import BOOKLIKE
-from .normalise import title_score
+from .normalise import _STOP, title_score
 
 #: Sorted-neighbourhood window (neighbours compared per record and pass).
 WINDOW = 6
@@ -255,23 +255,29 @@ RARE_CUT = 80.0
 
 def _rare_word_pairs(index: Index, pairs: set[tuple[int, int]]) -> None:
     from collections import Counter
-    from itertools import combinations
+    from itertools import chain, combinations
 
     from rapidfuzz import fuzz
 
-    words: dict[str, list[str]] = {}
-    for title, members in index.by_title.items():
-        words[title] = [t for t in index.feats[members[0]].content_tokens if len(t) >= 3]
-    df: Counter[str] = Counter()
-    for ws in words.values():
-        df.update(set(ws))
-    groups: dict[tuple[str, str], list[str]] = {}
+    words: dict[str, set[str]] = {}
+    stop = _STOP
+    for title in index.by_title:
+        ws = set(title.split()) - stop
+        if len(ws) >= 2:
+            words[title] = ws
+    df: Counter[str] = Counter(chain.from_iterable(words.values()))
+    rank = {w: (c, w) for w, c in df.items()}.__getitem__  # ties go the same way every run
+    groups: dict[tuple[str, ...], list[str]] = {}
+    add = groups.setdefault
     for title, ws in words.items():
-        rare = sorted(set(ws), key=lambda w: (df[w], w))[:3]
-        if df[rare[-1]] if rare else 0:
-            for key in combinations(sorted(rare), 2):
-                groups.setdefault(key, []).append(title)
+        rare = sorted(ws, key=rank)[:3]
+        if rank(rare[1])[0] < 2:
+            continue  # at most one word another title has
+        rare.sort()
+        for key in combinations(rare, 2):
+            add(key, []).append(title)
     seen: set[tuple[str, str]] = set()
+    ratio = fuzz.token_set_ratio
     for group in groups.values():
         if not 1 < len(group) <= _BIG_BLOCK:
             continue
@@ -279,7 +285,7 @@ def _rare_word_pairs(index: Index, pairs: set[tuple[int, int]]) -> None:
             if (x, y) in seen:
                 continue
             seen.add((x, y))
-            if fuzz.token_set_ratio(x, y) < RARE_CUT:
+            if ratio(x, y, score_cutoff=RARE_CUT) < RARE_CUT:
                 continue
             gi, gj = index.by_title[x], index.by_title[y]
             if len(gi) * len(gj) > _BIG_BLOCK * _BIG_BLOCK:

@@ -279,6 +279,7 @@ def _unmatched_words(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], lis
     explained: set[str] = set()
     for toks, other_only in ((a, set(only_b)), (b, set(only_a))):
         longest = max((len(t) for t in other_only), default=0)
+        long_others = [o for o in other_only if len(o) >= 8]
         for i in range(len(toks) - 1):
             joined = toks[i]
             for k in range(2, 9):  # words run together, even many ("behaviorofspatial...")
@@ -290,8 +291,8 @@ def _unmatched_words(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], lis
                 if joined in other_only:
                     explained.add(joined)
                     explained.update(toks[i:i + k])
-                elif len(joined) >= 8:  # split with debris: "app iications", "fa undament al"
-                    close = [o for o in other_only if len(o) >= 8 and _close_spelling(joined, o)]
+                elif long_others and len(joined) >= 8:  # split with debris: "fa undament al"
+                    close = [o for o in long_others if _close_spelling(joined, o)]
                     if close:
                         explained.update(close)
                         explained.update(toks[i:i + k])

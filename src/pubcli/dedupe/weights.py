@@ -81,6 +81,10 @@ SHRINK = 30.0
 #: (Without it, duplicates whose other fields are garbled, as in a scraped source, pass
 #: for different works with alike titles, and make alike titles look weak.)
 NOISE_SLACK = 3.0
+#: Agreement levels (prior m > prior u) of these fields are estimated at most this many
+#: times as common among different works as the prior says.
+U_CAP_FACTOR = 10.0
+_U_CAPPED = frozenset({Field.TITLE, Field.AUTHORS, Field.YEAR, Field.VENUE})
 _NOISE_LEVELS = (T_95, T_88, T_MAIN)
 
 # How often a title of k content words is shared by chance, relative to a
@@ -294,6 +298,16 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
             cm = np.array([post[mask].sum() for mask in masks[j]]) + prior_m[f]
             cu = np.array([(1 - post[mask]).sum() for mask in masks[j]]) + prior_u[f]
             new_m, new_u = cm / cm.sum(), cu / cu.sum()
+            if f in _U_CAPPED:
+                # agreement is never much more common among different works than the
+                # prior says: few different works to learn from when nearly all
+                # candidates are duplicates (the rest mostly hard negatives other
+                # fields or vetoes tell apart)
+                pu = PRIOR[f][1]
+                for k in range(len(new_u)):
+                    if PRIOR[f][0][k] > pu[k]:
+                        new_u[k] = min(new_u[k], U_CAP_FACTOR * pu[k])
+                new_u = new_u / new_u.sum()
             if f is Field.TITLE:
                 for k in _NOISE_LEVELS:
                     new_u[k] = min(new_u[k], NOISE_SLACK * new_u[T_EXACT] * new_m[k] / new_m[T_EXACT])
