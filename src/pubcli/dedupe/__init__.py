@@ -34,7 +34,7 @@ from .blocking import Index, block
 from .clusters import cluster
 from .evidence import (FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto, VetoKind,
                        compare, quick_levels)
-from .explain import Verdict, model_summary, verdict, weight_lines
+from .explain import Verdict, model_summary, quick_verdict, verdict, weight_lines
 from .identifiers import normalise_doi, normalise_isbn, page_range
 from .merge import Conflict, MergeResult, Planned, merge, plan_merges, suggest_keep
 from .normalise import _GENERIC, _unmatched_words, normalise, strip_annotations, title_score
@@ -259,7 +259,9 @@ class Matcher:
         a, b = self.index.feats[i], self.index.feats[j]
         words = min(len(a.content_tokens), len(b.content_tokens))
         th = self.threshold if threshold is None else threshold
-        return verdict(self.model.score(cmp, words), cmp.vetoes, th)
+        model = self.model
+        return quick_verdict(model.total(cmp, words), lambda: model.score(cmp, words).contributions,
+                             cmp.vetoes, th)
 
     def explain(self, a: Record, b: Record) -> Verdict:
         """The judgement on two records of (or new to) this library."""
