@@ -3,7 +3,8 @@
 Candidate pairs come from exact keys (identifiers, identical titles, identical
 word sets, a title equal to another's main title) and from a sorted
 neighbourhood over the distinct titles in three orders (as written, words
-sorted, reversed), scored in C by rapidfuzz. Only those pairs are compared in full. Everything is ordered by
+sorted, reversed), scored in C by rapidfuzz, and from titles sharing two of their
+three rarest words (debris around a title moves it in every sort order). Only those pairs are compared in full. Everything is ordered by
 record index, and the matcher numbers records in a canonical (content) order,
 so the pairs do not depend on the order of the file.
 """
