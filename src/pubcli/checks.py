@@ -19,6 +19,8 @@ What is checked (``code``, severity):
 * ``bad-doi`` / ``bad-url`` (warning): a DOI that is not ``10.NNNN/suffix``
   (an ``https://doi.org/`` or ``doi:`` prefix is accepted), a URL that is not
   ``http(s)://`` or ``ftp://`` without spaces;
+* ``bad-link`` (warning): a resource link (``url_pdf``, ``slides``...; see
+  :mod:`pubcli.resources`) that is neither ``http(s)://`` nor a relative path;
 * ``unknown-area`` (warning): a research area (``keywords``) outside the
   configured vocabulary, when ``areas`` is given;
 * ``possible-duplicate`` (warning): with ``dedupe=True``, entries that
@@ -35,6 +37,7 @@ from . import values
 from .inherit import Inheritance
 from .library import Library
 from .model import AREA_FIELD, Record, split_areas
+from .resources import link_problem, resource_fields
 from .schema import KNOWN_TYPES, required_fields
 from .similar import closest
 
@@ -142,6 +145,10 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
         why = problem(value) if value is not None else None
         if why:
             add(name, f"bad-{name}", f"entry '{rec.key}': {why}")
+    for name in resource_fields(fields):
+        why = link_problem(fields[name])
+        if why:
+            add(name, "bad-link", f"entry '{rec.key}': link {name} = {fields[name]!r} {why}")
     if vocabulary:
         for area in split_areas(fields.get(AREA_FIELD)):
             if area.casefold() in vocabulary:
