@@ -26,11 +26,11 @@ it prints or writes files.
 from __future__ import annotations
 
 import contextlib
-import gc
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Sequence
 
+from .. import gcpause
 from ..model import Record
 from .blocking import Index, block
 from .clusters import cluster
@@ -128,16 +128,9 @@ def pair_key(a: str, b: str) -> tuple[str, str]:
     return (x, y) if x <= y else (y, x)
 
 
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Building many small objects: the cyclic GC only slows it down (see store)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+def _no_gc() -> contextlib.AbstractContextManager[None]:
+    """Building many small objects: the GC policy's one home is pubcli.gcpause."""
+    return gcpause.paused()
 
 
 def _content_key(rec: Record) -> tuple:
