@@ -375,10 +375,12 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     from .dedupe import find_matches
     from .inherit import Inheritance
     from .keys import taken_keys
+    from .schema import biblatex_file
 
     taken = taken_keys(library)
     pool: list[Record] = list(library)
     parents = Inheritance([*(i.record for i in items), *library])  # crossref/xdata targets
+    biblatex = biblatex_file(i.record for i in items)  # the input's own dialect
     incoming: dict[int, Outcome] = {}  # id(record) -> its outcome, for items kept
     out: list[Outcome] = []
     for item in items:
@@ -386,7 +388,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
         try:
             entries.validate(rec.copy(key=""), force=force,
                              inherited=parents.inherited(item.record),
-                             parent=parents.is_parent(item.record))
+                             parent=parents.is_parent(item.record),
+                             in_biblatex_file=biblatex)
         except ValidationError as exc:
             out.append(Outcome(item, INVALID, rec, problem=exc.message))
             continue
