@@ -180,15 +180,14 @@ def test_unknown_key_is_not_found_with_a_suggestion():
         A.plan_tag(lib_records(), CONFIG, keys=["zero202"], featured=True)
 
 
-def test_plan_rename_renames_everywhere_and_warns_about_the_config():
+def test_plan_rename_renames_everywhere_and_in_the_config():
     recs = lib_records()
     plan = A.plan_rename(recs, CONFIG, "computer VISION", "Vision")
     assert [(old.key, new.areas) for old, new in plan.changes] == \
         [("vision2021", ["Vision", "Zoology"])]
-    assert plan.warnings == ["renamed 'Computer vision' to 'Vision', but the 'areas' list of "
-                             "pubcli.toml still has 'Computer vision': edit it there too"]
+    assert plan.config_rename == ("Computer vision", "Vision")
     quiet = A.plan_rename(recs, CONFIG, "Zoology", "Animals")  # not a configured area
-    assert quiet.warnings == [] and len(quiet.changes) == 1
+    assert quiet.config_rename is None and len(quiet.changes) == 1
 
 
 def test_plan_rename_refusals():

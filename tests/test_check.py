@@ -213,6 +213,26 @@ def test_unreadable_file_among_others_still_reports_the_rest(cli, tmp_path, bad_
     assert r.stderr == f"error: {missing}: no such file\n"
 
 
+def test_every_unreadable_file_gets_its_error_line_from_the_boundary(cli, tmp_path, bad_lib):
+    one, two = tmp_path / "one.bib", tmp_path / "two.bib"
+    r = cli("check", one, bad_lib, two)
+    assert r.exit_code == 2  # a read error outranks the findings of the readable file
+    assert r.stderr == f"error: {one}: no such file\nerror: {two}: no such file\n"
+    assert r.stdout.count("\n") == 11
+
+
+def test_check_returns_its_exit_code_instead_of_exiting(library):
+    """check is a function that returns FOUND or OK; only the boundary exits."""
+    from pubcli.cli.check_cmd import CheckFormat, check_command
+    from pubcli.errors import ExitCode
+
+    assert check_command(files=[library], format=CheckFormat.text, dedupe=False,
+                         library=None) is ExitCode.OK
+    library.write_text(library.read_text() + "\n@misc{nokey_year, year = {20x4}}\n")
+    assert check_command(files=[library], format=CheckFormat.text, dedupe=False,
+                         library=None) is ExitCode.FOUND
+
+
 def test_bad_config_exits_2(cli, tmp_path):
     write(tmp_path / "pubcli.toml", "areas = 3\n")
     lib = write(tmp_path / "library.bib", "@misc{a}\n")

@@ -135,10 +135,14 @@ def test_featured_on_and_off(cli, library):
 
 def test_rename_across_the_library(cli, library):
     before = library.read_bytes()
+    config_before = (library.parent / "pubcli.toml").read_text()
     r = cli("tag", "--rename", "hardware and devices", "Hardware", "-l", library)
     assert r.exit_code == 0, r.output
-    assert "edit it there too" in r.stderr  # pubcli.toml still lists the old name
+    assert "renamed 'Hardware and devices' to 'Hardware' in the 'areas' of" in r.stderr
     assert "changed 2 entries" in r.stderr
+    # pubcli.toml: the one list item renamed, its comments and layout kept
+    assert (library.parent / "pubcli.toml").read_text() == \
+        config_before.replace('"Hardware and devices"', '"Hardware"')
     after = library.read_bytes()
     assert len(changed_lines(before, after)) == 4
     got = areas_of(library)
@@ -186,7 +190,7 @@ def test_areas_lists_counts_in_config_order(cli, library):
 
 def test_areas_flags_areas_missing_from_the_config(cli, library):
     cli("tag", "wang2024zero", "--add", "Quantum", "--new", "-l", library)
-    r = cli("areas", "--json", "-l", library)
+    r = cli("areas", "--format", "json", "-l", library)
     rows = json.loads(r.stdout)
     assert rows[-1] == {"area": "Quantum", "count": 1, "configured": False}
     assert "not in the 'areas'" in r.stderr
@@ -196,3 +200,77 @@ def test_areas_of_a_library_without_any(cli, tmp_path):
     lib = write(tmp_path / "l.bib", "@misc{a, title = {T}}\n")
     r = cli("areas", "-l", lib)
     assert r.exit_code == 0 and r.stdout == "" and "no research areas yet" in r.stderr
+
+
+def test_tag_with_a_repeated_key_changes_exactly_the_selected_entry(cli, tmp_path):
+    """Issue 9.1: the first smith2020 must keep its fields; the second gets the area."""
+    text = ("@article{smith2020,\n  author = {Ann Smith},\n  title = {First paper},\n"
+            "  journal = {J. One},\n  year = {2020},\n}\n\n"
+            "@article{smith2020,\n  author = {Bob Jones},\n  title = {Second paper},\n"
+            "  journal = {J. Two},\n  year = {2021},\n}\n")
+    lib = write(tmp_path / "lib.bib", text)
+    r = cli("tag", "--year", "2021", "--add", "Late", "--new", "--all", "-l", lib)
+    assert r.exit_code == 0, r.output
+    first, second = store.load(lib).records
+    assert first.fields == {"author": "Ann Smith", "title": "First paper",
+                            "journal": "J. One", "year": "2020"}
+    assert second.areas == ["Late"] and second.fields["title"] == "Second paper"
+    assert lib.read_text().startswith(text.split("\n\n")[0] + "\n\n")
+
+
+def test_tag_rename_keeps_the_config_comments(cli, library):
+    cfg = library.parent / "pubcli.toml"
+    cfg.write_text('# my areas\nareas = [\n  "Artificial intelligence",  # AI\n'
+                   '  "Hardware and devices",  # chips\n]\nowner = "Me"  # me\n')
+    r = cli("tag", "--rename", "Hardware and devices", "Hardware", "-l", library)
+    assert r.exit_code == 0, r.output
+    assert cfg.read_text() == ('# my areas\nareas = [\n  "Artificial intelligence",  # AI\n'
+                               '  "Hardware",  # chips\n]\nowner = "Me"  # me\n')
+
+
+def test_tag_rename_dry_run_leaves_the_config(cli, library):
+    cfg = library.parent / "pubcli.toml"
+    before = cfg.read_bytes()
+    r = cli("tag", "--rename", "Hardware and devices", "Hardware", "-n", "-l", library)
+    assert r.exit_code == 0 and "would rename 'Hardware and devices' to 'Hardware'" in r.stderr
+    assert cfg.read_bytes() == before
+
+
+def test_tag_rename_into_a_configured_area_drops_the_old_one(cli, library):
+    cfg = library.parent / "pubcli.toml"
+    cli("tag", "--rename", "Computer vision", "Artificial intelligence", "-l", library)
+    assert '"Computer vision"' not in cfg.read_text()
+    assert cfg.read_text().count('"Artificial intelligence"') == 1
+
+
+def test_tag_rename_in_pyproject(cli, tmp_path):
+    lib = write(tmp_path / "lib.bib", "@misc{a, title = {T}, keywords = {Old}}\n")
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n\n[tool.pubcli]\n'
+                                       'areas = ["Old", "Other"]  # keep\n')
+    r = cli("tag", "--rename", "Old", "New", "--new", "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "pyproject.toml").read_text() == \
+        '[project]\nname = "x"\n\n[tool.pubcli]\nareas = ["New", "Other"]  # keep\n'
+
+
+def test_tag_rename_with_a_repeated_key_renames_both_entries_separately(cli, tmp_path):
+    text = ("@misc{dup,\n  title = {One},\n  keywords = {Old},\n}\n\n"
+            "@misc{dup,\n  title = {Two},\n  keywords = {Old, Other},\n}\n")
+    lib = write(tmp_path / "lib.bib", text)
+    r = cli("tag", "--rename", "Old", "New", "--new", "-l", lib)
+    assert r.exit_code == 0, r.output
+    one, two = store.load(lib).records
+    assert (one.fields["title"], one.areas) == ("One", ["New"])
+    assert (two.fields["title"], two.areas) == ("Two", ["New", "Other"])
+
+
+def test_tag_picks_one_of_a_repeated_key_by_its_line(cli, tmp_path):
+    text = ("@misc{dup,\n  title = {One},\n}\n\n@misc{dup,\n  title = {Two},\n}\n")
+    lib = write(tmp_path / "lib.bib", text)
+    r = cli("tag", "dup", "--add", "X", "--new", "-l", lib)
+    assert r.exit_code == 2 and "name one as dup@1 or dup@5" in r.stderr
+    r = cli("tag", "dup@5", "--add", "X", "--new", "-l", lib)
+    assert r.exit_code == 0, r.output
+    one, two = store.load(lib).records
+    assert one.areas == [] and two.areas == ["X"]
+    assert lib.read_text().startswith("@misc{dup,\n  title = {One},\n}\n\n@misc{dup,\n")

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from .errors import AmbiguousKey, NotFound, ValidationError
 from .latex import fold
 from .library import read_only_reason
+from .refs import ref
 from .similar import closest
 from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
 
@@ -182,6 +183,7 @@ class TagPlan:
     changes: list[tuple[Record, Record]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     path: Path | None = None  # the library, for the warnings
+    config_rename: tuple[str, str] | None = None  # (old, new) to rename in the config too
 
     def propose(self, old: Record, new: Record) -> None:
         """Plan ``old`` -> ``new``, unless pubcli must leave ``old``'s text alone (no key,
@@ -228,7 +230,7 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
 def _by_keys(records: Sequence[Record], keys: Sequence[str],
              path: Path | None = None) -> list[Record]:
     """The entries named by ``keys``; a key several entries use is refused (naming their
-    lines), since changing the first of them would be a guess."""
+    lines), since changing the first of them would be a guess: ``KEY@LINE`` picks one."""
     exact: dict[str, list[Record]] = {}
     for rec in records:
         exact.setdefault(rec.key, []).append(rec)
@@ -243,15 +245,28 @@ def _by_keys(records: Sequence[Record], keys: Sequence[str],
                     folded.setdefault(rec.key.casefold(), []).append(rec)
             found = folded.get(key.casefold())
         if found is None:
-            raise NotFound(f"no entry with key '{key}'{_key_hint(key, exact)}; "
+            found = _at_line(key, exact)
+        if found is None:
+            raise NotFound(f"no entry with key '{key}'{key_hint(key, exact)}; "
                            "nothing was changed")
         if len(found) > 1:
-            raise AmbiguousKey(key, found, path=path)
+            raise AmbiguousKey(key, found, path=path, hint="name one as " + " or ".join(
+                ref(key, r.line) for r in found))
         out.setdefault(id(found[0]), found[0])
     return list(out.values())
 
 
-def _key_hint(key: str, keys: Iterable[str]) -> str:
+def _at_line(ref: str, by_key: dict[str, list[Record]]) -> list[Record] | None:
+    """The entry ``KEY@LINE`` names (see :mod:`pubcli.refs`), if any."""
+    from .refs import split_ref
+
+    key, line = split_ref(ref)
+    found = [r for r in by_key.get(key, []) if r.line == line] if line else []
+    return found or None
+
+
+def key_hint(key: str, keys: Iterable[str]) -> str:
+    """" (did you mean 'KEY'?)" for the known key closest to ``key``, or ""."""
     best = closest(key, keys, cutoff=KEY_HINT_CUTOFF)
     return f" (did you mean '{best}'?)" if best else ""
 
@@ -323,9 +338,8 @@ def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *
         out = rename(rec, used, new)
         if out is not None:
             plan.propose(rec, out)
-    if fold(used) != fold(new) and any(fold(a) == fold(used) for a in config.areas):
-        plan.warnings.append(f"renamed {used!r} to {new!r}, but the 'areas' list of "
-                             f"{config.path} still has {used!r}: edit it there too")
+    if any(fold(a) == fold(used) for a in config.areas) and used != new:
+        plan.config_rename = (used, new)
     return plan
 
 

@@ -135,3 +135,35 @@ def write_config(path: Path, owner: str | None, role: str | None, areas: list[st
              "# research areas, in the order lists and pages show them",
              "areas = [" + ", ".join(q(a) for a in areas) + "]", ""]
     path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def rename_area(cfg: Config, old: str, new: str) -> bool:
+    """Rename area ``old`` to ``new`` in the ``areas`` list of the config file, keeping
+    its comments and layout (tomlkit); when ``new`` is listed too, ``old`` is dropped.
+    Returns False when the file does not list ``old`` (nothing written)."""
+    import tomlkit
+
+    from .latex import fold
+    from .store import atomic_write
+
+    if cfg.path is None:
+        return False
+    try:
+        text = cfg.path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=cfg.path) from None
+    doc = tomlkit.parse(text)
+    table = doc.get("tool", {}).get("pubcli") if cfg.path.name == "pyproject.toml" else doc
+    areas = table.get("areas") if table is not None else None
+    if areas is None:
+        return False
+    at = next((i for i, a in enumerate(areas) if fold(" ".join(str(a).split())) == fold(old)),
+              None)
+    if at is None:
+        return False
+    if any(fold(" ".join(str(a).split())) == fold(new) for i, a in enumerate(areas) if i != at):
+        del areas[at]
+    else:
+        areas[at] = new
+    atomic_write(cfg.path, tomlkit.dumps(doc).encode("utf-8"))
+    return True

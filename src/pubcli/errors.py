@@ -1,18 +1,31 @@
-"""Exceptions pubcli raises. Each carries a message a user can act on.
+"""Exceptions pubcli raises, and the exit codes the CLI boundary turns them into.
 
 The CLI turns a :class:`PubcliError` into one line on stderr and exit status 2.
-Anything else is a bug and keeps its traceback.
+Anything else is a bug: it keeps its traceback and exits with
+:attr:`ExitCode.BUG`, never 0 or 1, so a crash cannot read as a finding.
 """
 
 from __future__ import annotations
 
+from enum import IntEnum
 from pathlib import Path
+from typing import Sequence
+
+
+class ExitCode(IntEnum):
+    """Every exit status pubcli uses (the CLI boundary is the only place that exits)."""
+
+    OK = 0
+    FOUND = 1        # a check found something (check, dedupe --check): CI hooks rely on 1
+    USAGE = 2        # a usage or input error: bad option, unreadable file, invalid value
+    BUG = 70         # an unexpected exception (EX_SOFTWARE): a traceback is printed
+    INTERRUPTED = 130  # Ctrl-C or an aborted prompt (128 + SIGINT)
 
 
 class PubcliError(Exception):
     """Base class: a problem with the user's input, files or options."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
     def __init__(self, message: str, *, path: str | Path | None = None, line: int | None = None,
                  field: str | None = None, details: list[str] | None = None) -> None:
@@ -72,14 +85,31 @@ class DuplicateError(PubcliError):
     """The entry being added matches one already in the library."""
 
 
+class ErrorGroup(PubcliError):
+    """Several errors at once (e.g. ``check`` of several files, some unreadable).
+
+    The boundary prints each as its own ``error:`` line, then exits 2.
+    """
+
+    def __init__(self, errors: Sequence[PubcliError]) -> None:
+        self.errors = list(errors)
+        last = self.errors[-1]
+        super().__init__(last.message, path=last.path, line=last.line, field=last.field)
+
+
 class AmbiguousKey(ValidationError):
     """A key that several entries use, where an edit needs exactly one of them."""
 
-    def __init__(self, key: str, records: list, *, path: str | Path | None = None) -> None:
+    def __init__(self, key: str, records: list, *, path: str | Path | None = None,
+                 hint: str = "rename one first (pubcli check lists them)") -> None:
         self.key = key
         self.records = list(records)
         lines = [str(r.line) for r in self.records]
         where = ", ".join(lines[:-1]) + f" and {lines[-1]}" if len(lines) > 1 else lines[0]
         super().__init__(f"the key '{key}' is used by {len(lines)} entries (lines {where}); "
-                         "rename one first (pubcli check lists them); nothing was changed",
+                         f"{hint}; nothing was changed",
                          path=path, line=self.records[0].line or None)
+
+
+class LibraryChanged(PubcliError):
+    """The file changed while pubcli was waiting for the user (an editor, a question)."""

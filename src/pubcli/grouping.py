@@ -9,7 +9,7 @@ from typing import Iterable, Sequence
 from .errors import ValidationError
 from .latex import fold, to_text
 from .model import GroupBy, Record, type_group, type_group_order
-from .names import parse_name, split_authors
+from .names import PersonQuery, matches_person, person_query, split_authors
 
 NO_YEAR = "No year"
 NO_AREA = "No area"
@@ -26,6 +26,7 @@ class Filters:
     authors: list[str] = field(default_factory=list)
     search: str | None = None
     keys: list[str] = field(default_factory=list)
+    known_areas: list[str] = field(default_factory=list)  # e.g. the config's, even unused
 
     def is_empty(self) -> bool:
         return not (self.areas or self.types or self.years or self.authors or self.search
@@ -51,10 +52,41 @@ def searchable(rec: Record) -> str:
                           to_text(rec.fields.get("editor", "")), to_text(rec.venue))))
 
 
+def check_filters(filters: Filters, records: Sequence[Record]) -> None:
+    """Refuse an ``--area`` or ``--type`` that names nothing pubcli knows, with the
+    closest known name ("did you mean ...?"), instead of selecting nothing."""
+    from .model import AREA_FIELD, KNOWN_TYPES, TYPE_GROUPS, split_areas
+    from .similar import closest
+
+    if filters.areas:
+        values = dict.fromkeys(r.fields.get(AREA_FIELD) for r in records)  # few distinct
+        known = [*filters.known_areas, *(a for v in values for a in split_areas(v))]
+        folded = {fold(a) for a in known}
+        for a in filters.areas:
+            if fold(a) not in folded:
+                raise ValidationError(f"--area: no entry has the area {a!r}"
+                                      + _did_you_mean(closest(a, known, fold=fold)))
+    if filters.types:
+        types = sorted(KNOWN_TYPES | {r.type for r in records})
+        names = {t: t for t in types} | {g.lower(): g for g, _ in TYPE_GROUPS} \
+            | {type_group(t).lower(): type_group(t) for t in types}
+        for t in filters.types:
+            if t.lower() not in names:
+                raise ValidationError(f"--type: unknown entry type {t!r}"
+                                      + _did_you_mean(closest(t, list(names.values()),
+                                                              fold=str.lower)))
+
+
+def _did_you_mean(name: str | None) -> str:
+    return f"; did you mean {name!r}?" if name else ""
+
+
 def select(records: Iterable[Record], filters: Filters | None) -> list[Record]:
+    """The records ``filters`` keep, in order (an unknown area or type is refused)."""
     recs = list(records)
     if filters is None or filters.is_empty():
         return recs
+    check_filters(filters, recs)
     if filters.keys:
         wanted = set(filters.keys)
         recs = [r for r in recs if r.key in wanted]
@@ -69,7 +101,7 @@ def select(records: Iterable[Record], filters: Filters | None) -> list[Record]:
         recs = [r for r in recs if r.year is not None and (lo is None or r.year >= lo)
                 and (hi is None or r.year <= hi)]
     if filters.authors:
-        people = [fold(a) for a in filters.authors]
+        people = [person_query(a) for a in filters.authors]
         recs = [r for r in recs if _has_author(r, people)]
     if filters.search:
         terms = fold(filters.search).split()
@@ -77,13 +109,9 @@ def select(records: Iterable[Record], filters: Filters | None) -> list[Record]:
     return recs
 
 
-def _has_author(rec: Record, people: list[str]) -> bool:
+def _has_author(rec: Record, people: list[PersonQuery]) -> bool:
     names = split_authors(rec.fields.get("author")) + split_authors(rec.fields.get("editor"))
-    for raw in names:
-        display = fold(parse_name(raw).display)
-        if any(p in display for p in people):
-            return True
-    return False
+    return any(matches_person(raw, p) for raw in names for p in people)
 
 
 def _newest_first(rec: Record) -> tuple[int, int]:

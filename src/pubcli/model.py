@@ -36,7 +36,7 @@ class GroupBy(str, Enum):
 
 
 class ListFormat(str, Enum):
-    table = "table"
+    text = "text"
     json = "json"
     csv = "csv"
     keys = "keys"

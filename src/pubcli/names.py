@@ -76,7 +76,9 @@ def split_top_level(value: str, sep: str = ",") -> list[str]:
 
 
 def _words(s: str) -> list[str]:
-    words, depth, cur = [], 0, []
+    words: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for c in s:
         if c == "{":
             depth += 1
@@ -153,3 +155,63 @@ def name_matches(name: Name, person: str) -> bool:
     if not p.first or not name.first:
         return True
     return fold(p.first)[0] == fold(name.first)[0]
+
+
+# ---------------------------------------------------- a person named on the command line
+class PersonQuery(NamedTuple):
+    """A person as typed after ``--author``: "Bubeck", "Bubeck, S.", "S. Bubeck"..."""
+
+    text: str                # the whole query, folded (for a one-word query)
+    last: str                # the family name (with any von part), folded; "" if one word
+    firsts: tuple[str, ...]  # the given names, folded, one per word ("s" for "S.")
+
+
+_GIVEN_SPLIT_RE = re.compile(r"[\s.~\-]+")
+
+
+def _given_names(first: str) -> tuple[str, ...]:
+    return tuple(w for w in _GIVEN_SPLIT_RE.split(fold(first)) if w)
+
+
+def _family(name: Name) -> str:
+    return fold(" ".join(p for p in (name.von, name.last) if p))
+
+
+def person_query(text: str) -> PersonQuery:
+    """Read ``--author TEXT``. One word matches any name containing it; a name with
+    a given part ("S. Bubeck", "Bubeck, Sébastien") is matched as a person."""
+    folded = " ".join(fold(text).split())
+    words = _words(text.strip())
+    if "," in text:  # "von Last, First": the name as BibTeX reads it
+        name = parse_name(" ".join(text.split()))
+        return PersonQuery(folded, _family(name), _given_names(name.first))
+    if len(words) < 2:
+        return PersonQuery(folded, "", ())
+    # "First Last" as typed: the last word is the family name, whatever its case
+    given = to_text(" ".join(words[:-1]))
+    return PersonQuery(folded, fold(to_text(words[-1])), _given_names(given))
+
+
+def _given_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """"s" fits "sebastien"; "sebastien" does not fit "samuel"; missing names fit."""
+    for x, y in zip(a, b):
+        if len(x) == 1 or len(y) == 1:
+            if x[0] != y[0]:
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def matches_person(raw: str, query: PersonQuery) -> bool:
+    """Does the raw BibTeX name ``raw`` denote the person of ``query``?
+
+    "Bubeck, S.", "S. Bubeck" and "Sébastien Bubeck" all find "Bubeck, Sébastien";
+    "Samuel Bubeck" does not. A one-word query is a substring of the shown name.
+    """
+    name = parse_name(raw)
+    if not query.last:
+        return query.text in fold(name.display)
+    if query.last not in (_family(name), fold(name.last)):
+        return False
+    return _given_compatible(query.firsts, _given_names(name.first))

@@ -1,24 +1,36 @@
 """The command-line interface: one small module per command.
 
-This package is the single error boundary: a :class:`~pubcli.errors.PubcliError`
-or a usage error becomes one line on stderr and exit status 2; a check that
-finds something exits 1. Other exceptions are bugs and keep their traceback.
+This package is the single error boundary and the only place that picks an exit
+status (:class:`~pubcli.errors.ExitCode`): a :class:`~pubcli.errors.PubcliError`
+or a usage error becomes one ``error:`` line on stderr and exit 2; a command that
+found something returns ``ExitCode.FOUND`` (1); Ctrl-C prints one line and exits
+130. Any other exception is a bug: it keeps its traceback and exits 70, never
+0 or 1, so a crash cannot read as a finding (see :func:`main`).
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, Optional, Sequence
 
 import typer
 from typer.core import TyperGroup
 
-from ..errors import PubcliError
+from ..errors import ErrorGroup, ExitCode, PubcliError
 
 # Command modules, in --help order. Each defines ``register(app)``.
-COMMANDS = ("init", "add", "import", "tag", "areas", "list", "dedupe", "export", "check",
-            "update", "sync")
+COMMANDS = ("init", "add", "import", "show", "edit", "tag", "rename", "remove", "areas",
+            "list", "dedupe", "export", "check", "update", "sync", "completion")
+
+
+class _Interrupted(Exception):
+    """Ctrl-C inside a command (typer would turn it into a silent exit 130)."""
+
+
+class _PipeClosed(Exception):
+    """The reader of stdout went away (``pubcli list | head``)."""
 
 
 class PubcliGroup(TyperGroup):
@@ -27,9 +39,27 @@ class PubcliGroup(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
 
-    def main(self, args: Any = None, prog_name: str | None = None,
+    def _main_shell_completion(self, ctx_args: Any, prog_name: str,
+                               complete_var: str | None = None) -> None:
+        import os
+
+        if os.environ.get(complete_var or "_PUBCLI_COMPLETE"):  # only when TAB is pressed
+            from typer._completion_classes import completion_init
+
+            completion_init()
+        super()._main_shell_completion(ctx_args, prog_name, complete_var)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted() from None
+        except BrokenPipeError:
+            raise _PipeClosed() from None
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
-             **extra: Any) -> Any:
+             windows_expand_args: bool = True, **extra: Any) -> Any:
         import gc
 
         from ._click import Abort, ClickException, UsageError
@@ -39,16 +69,15 @@ class PubcliGroup(TyperGroup):
         gc.disable()
         try:
             rv = super().main(args=args, prog_name=prog_name or "pubcli",
-                              complete_var=complete_var, standalone_mode=False, **extra)
-            code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+                              complete_var=complete_var, standalone_mode=False,
+                              windows_expand_args=windows_expand_args, **extra)
+            code = rv if isinstance(rv, int) and not isinstance(rv, bool) else ExitCode.OK
         except PubcliError as exc:
-            for line in exc.details:
-                sys.stderr.write(f"warning: {line}\n")
-            _error(exc.format())
-            code = exc.exit_code
-        except Abort:
-            _error("aborted")
-            code = 130
+            code = _report(exc)
+        except (_Interrupted, Abort) as exc:
+            _error("interrupted; nothing was written" if isinstance(exc, _Interrupted)
+                   else "aborted; nothing was written")
+            code = ExitCode.INTERRUPTED
         except ClickException as exc:
             hint = ""
             ctx = getattr(exc, "ctx", None)
@@ -56,27 +85,51 @@ class PubcliGroup(TyperGroup):
                 hint = f" (see '{ctx.command_path} --help')"
             _error(exc.format_message().replace("\n", " ") + hint)
             code = exc.exit_code
-        except BrokenPipeError:
-            code = 0
+        except _PipeClosed:
+            _quiet_stdout()
+            code = ExitCode.OK
         finally:
             gc.enable()
         if standalone_mode:
-            sys.exit(code)
-        return code
+            sys.exit(int(code))
+        return int(code)
+
+
+def _report(exc: PubcliError) -> ExitCode:
+    """Print a PubcliError (or each of an ErrorGroup) and give its exit status."""
+    for one in exc.errors if isinstance(exc, ErrorGroup) else [exc]:
+        for line in one.details:
+            sys.stderr.write(f"warning: {line}\n")
+        _error(one.format())
+    return ExitCode(exc.exit_code)
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"error: {message}\n")
+    from ..render.text import one_line
+
+    sys.stderr.write(f"error: {one_line(message)}\n")
     sys.stderr.flush()
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe, stop Python from complaining when it flushes stdout at exit."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 app = typer.Typer(
     cls=PubcliGroup,
     name="pubcli",
     help="Keep a publication list in a plain BibTeX file and publish it.\n\n"
-         "The library is --library PATH, else $PUBCLI_LIBRARY, else data/library.bib "
-         "found from the current folder upward.",
-    no_args_is_help=True,
+         "The library is --library PATH (before or after the command), else "
+         "$PUBCLI_LIBRARY, else data/library.bib found from the current folder upward.",
+    no_args_is_help=False,
+    invoke_without_command=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -85,13 +138,22 @@ app = typer.Typer(
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", help="Show the version and exit.",
-                                       is_eager=True)) -> None:
+def _root(ctx: typer.Context,
+          version: bool = typer.Option(False, "--version", help="Show the version and exit.",
+                                       is_eager=True),
+          library: Optional[Path] = typer.Option(
+              None, "--library", "-l", metavar="PATH",
+              help="The .bib file, for every command (default: $PUBCLI_LIBRARY, else "
+                   "data/library.bib found from here upward).")) -> None:
     if version:
         from .. import __version__
 
         typer.echo(f"pubcli {__version__}")
-        raise typer.Exit(0)
+        raise typer.Exit(ExitCode.OK)
+    ctx.obj = {"library": library}
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(ExitCode.OK)
 
 
 for _name in COMMANDS:
@@ -99,4 +161,14 @@ for _name in COMMANDS:
 
 
 def main() -> None:
-    app()
+    """The ``pubcli`` program. An exception that escapes the boundary is a bug: its
+    traceback is printed and the exit status is 70 (never 0 or 1)."""
+    try:
+        app()
+    except Exception:  # noqa: BLE001 - not hidden: the traceback is printed in full
+        import traceback
+
+        traceback.print_exc()
+        sys.stderr.write("pubcli: internal error (a bug); please report it with the "
+                         "traceback above\n")
+        sys.exit(ExitCode.BUG)

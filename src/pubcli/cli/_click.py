@@ -1,4 +1,4 @@
-"""The click exceptions pubcli's error boundary needs, wherever typer keeps them.
+"""The click pieces pubcli's CLI needs, wherever typer keeps them.
 
 Recent typer releases vendor click as ``typer._click``; older ones depend on click.
 """
@@ -7,7 +7,9 @@ from typer import Abort
 
 try:
     from typer._click.exceptions import ClickException, UsageError  # type: ignore
+    from typer._click.globals import get_current_context  # type: ignore
 except ImportError:  # typer releases that depend on click itself
-    from click.exceptions import ClickException, UsageError  # type: ignore[no-redef]
+    from click.exceptions import ClickException, UsageError  # type: ignore
+    from click.globals import get_current_context  # type: ignore
 
-__all__ = ["Abort", "ClickException", "UsageError"]
+__all__ = ["Abort", "ClickException", "UsageError", "get_current_context"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import List, Optional
@@ -11,21 +10,6 @@ from typing import List, Optional
 import typer
 
 from . import common
-
-# What the prompt asks for each required field.
-PROMPT_LABELS = {
-    "title": "Title",
-    "author": "Authors (e.g. 'Ada Lovelace and Charles Babbage')",
-    "year": "Year",
-    "booktitle": "Conference or proceedings (booktitle)",
-    "journal": "Journal",
-    "institution": "Institution",
-    "school": "School",
-    "publisher": "Publisher",
-    "chapter": "Chapter",
-    "note": "Note",
-}
-
 
 def add_command(
     identifier: Optional[str] = typer.Argument(
@@ -98,6 +82,7 @@ def add_command(
     """
     from .. import config, entries, importers, store
     from ..errors import ValidationError
+    from . import dialogues
 
     record_opts = {"--type": type_, "--title": title, "--author": author, "--year": year,
                    "--month": month, "--venue": venue, "--doi": doi, "--url": url,
@@ -128,9 +113,9 @@ def add_command(
             opts, fetched_notes = lookup.options_for(*ident, given=opts)
             for line in fetched_notes:
                 common.note(line)
-        prompted = _stdin_is_terminal() if interactive is None else interactive
+        prompted = dialogues.stdin_is_terminal() if interactive is None else interactive
         if prompted:
-            opts = _prompt(opts, force=force)
+            opts = dialogues.ask_missing_fields(opts, force=force)
         make_plan = partial(entries.plan_add, opts=opts, key=key, force=force, allow_new=new,
                             prompted=prompted)
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
@@ -143,73 +128,6 @@ def add_command(
         for rec in plan.records:
             lib.add(rec)
     _report(lib, plan.records, dry_run)
-
-
-def _stdin_is_terminal() -> bool:
-    try:
-        return sys.stdin.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def _prompt(opts, *, force: bool):
-    """Ask on the terminal for the required fields the options leave out (the entry
-    type first, when it was not given)."""
-    from .. import entries
-
-    if not entries.missing_required(opts, force=force):
-        return opts
-    if opts.type is None:
-        opts = replace(opts, type=_ask_type(entries.default_type(opts.venue), force))
-    answers = {name: _ask_field(name) for name in entries.missing_required(opts, force=force)}
-    return entries.with_answers(opts, answers)
-
-
-def _ask(label: str, default: str | None = None) -> str:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.prompt import Prompt
-
-    from ..errors import PubcliError
-
-    console = Console(stderr=True, highlight=False)
-    try:
-        if default is None:
-            return Prompt.ask(escape(label), console=console)
-        return Prompt.ask(escape(label), console=console, default=default)
-    except EOFError:
-        raise PubcliError(f"no answer for '{label}' (input ended); nothing was written") \
-            from None
-
-
-def _ask_type(default: str, force: bool) -> str:
-    from .. import entries
-    from ..errors import ValidationError
-
-    while True:
-        answer = _ask("Entry type", default).strip() or default
-        try:
-            return entries.check_type(answer, force=force)
-        except ValidationError as exc:
-            common.note(exc.message)
-
-
-def _ask_field(name: str) -> str:
-    from .. import entries
-    from ..errors import ValidationError
-
-    label = PROMPT_LABELS.get(name, name.capitalize())
-    while True:
-        answer = " ".join(_ask(label).split())
-        if not answer:
-            common.note(f"{name} is required")
-            continue
-        if name != "year":
-            return answer
-        try:
-            return entries.check_year(answer)
-        except ValidationError as exc:
-            common.note(exc.message)
 
 
 def _report(lib, added: list, dry_run: bool) -> None:

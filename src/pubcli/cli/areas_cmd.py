@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Optional
 
@@ -12,8 +12,16 @@ import typer
 from . import common
 
 
+class AreasFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
 def areas_command(
-    json_: bool = typer.Option(False, "--json", help="Print JSON: [{area, count, configured}]."),
+    format: AreasFormat = typer.Option(
+        AreasFormat.text, "--format", "-f",
+        help="text: a table on a terminal, 'AREA<tab>COUNT' lines when piped; "
+             "json: [{area, count, configured}]."),
     library: Optional[Path] = common.LibraryOpt,
 ) -> None:
     """List the research areas and how many publications each has.
@@ -23,9 +31,11 @@ def areas_command(
     "AREA<tab>COUNT". Areas match case-insensitively; rename one with
     'pubcli tag --rename OLD NEW'.
 
-    Example:
+    Examples:
 
         pubcli areas
+
+        pubcli areas --format json
     """
     from .. import areas as A
     from .. import config, store
@@ -35,36 +45,30 @@ def areas_command(
     common.report_problems(lib)
     cfg = config.load_config(path)
     rows = A.counts(lib.records, cfg.areas)
-    out = sys.stdout
-    if json_:
-        out.write(json.dumps([{"area": r.name, "count": r.count, "configured": r.configured}
-                              for r in rows], ensure_ascii=False, indent=2) + "\n")
+    if format is AreasFormat.json:
+        sys.stdout.write(_json(rows))
     elif not rows:
         common.note(f"no research areas yet: none in {cfg.path or 'a pubcli.toml'} and no "
                     "entry has 'keywords'; file entries with 'pubcli tag KEY --add AREA --new'")
-    elif common.stdout_is_terminal():
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(show_edge=False, header_style="bold")
-        table.add_column("Area")
-        table.add_column("Publications", justify="right")
-        if cfg.areas:
-            table.add_column("In config")
-        for r in rows:
-            cells = [r.name, str(r.count)]
-            if cfg.areas:
-                cells.append("yes" if r.configured else "no")
-            table.add_row(*cells)
-        Console(highlight=False).print(table)
     else:
-        out.write("".join(f"{r.name}\t{r.count}\n" for r in rows))
-    if cfg.areas:
-        extra = [r.name for r in rows if not r.configured]
-        if extra:
-            common.warn(f"{len(extra)} area{'s' if len(extra) > 1 else ''} in the library "
-                        f"{'are' if len(extra) > 1 else 'is'} not in the 'areas' of {cfg.path}: "
-                        + ", ".join(repr(a) for a in extra))
+        headers = ["Area", "Publications"] + (["In config"] if cfg.areas else [])
+        common.print_rows(headers, [[r.name, str(r.count)]
+                                    + (["yes" if r.configured else "no"] if cfg.areas else [])
+                                    for r in rows], right=("Publications",), piped_columns=2)
+    extra = [r.name for r in rows if not r.configured] if cfg.areas else []
+    if extra:
+        common.warn(f"{len(extra)} area{'s' if len(extra) > 1 else ''} in the library "
+                    f"{'are' if len(extra) > 1 else 'is'} not in the 'areas' of {cfg.path}: "
+                    + ", ".join(repr(a) for a in extra))
+
+
+def _json(rows) -> str:
+    import json
+
+    from ..render import json_safe
+
+    return json_safe(json.dumps([{"area": r.name, "count": r.count, "configured": r.configured}
+                                 for r in rows], ensure_ascii=False, indent=2)) + "\n"
 
 
 def register(app: typer.Typer) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -31,7 +29,7 @@ def check_command(
     dedupe: bool = typer.Option(False, "--dedupe",
                                 help="Also report entries that look like the same publication."),
     library: Optional[Path] = common.LibraryOpt,
-) -> None:
+) -> int:
     """Check the library: parse errors, duplicate keys, missing required fields,
     malformed years, dates, DOIs and URLs, areas outside the configured list.
 
@@ -44,12 +42,25 @@ def check_command(
 
         pubcli check --dedupe --format github data/library.bib
     """
+    from ..errors import ErrorGroup, ExitCode
+    from ..render.ci import findings
+
+    targets = list(files) if files else [common.library_path(library)]
+    results, failures = _check_all(targets, dedupe)
+    sys.stdout.write(findings(results, format.value))
+    sys.stdout.flush()
+    if failures:
+        raise ErrorGroup(failures)
+    common.note(_summary(results))
+    return ExitCode.FOUND if any(found for _, found in results) else ExitCode.OK
+
+
+def _check_all(targets: list[Path], dedupe: bool):
+    """(path, findings) for each readable file, and the errors of the others."""
     from .. import checks, config, store
     from ..errors import PubcliError
 
-    targets = list(files) if files else [common.library_path(library)]
-    results = []
-    failures: list[PubcliError] = []
+    results, failures = [], []
     for path in targets:
         try:
             lib = store.load(path)
@@ -57,56 +68,22 @@ def check_command(
             results.append((path, checks.check(lib, areas=areas, dedupe=dedupe)))
         except PubcliError as exc:
             failures.append(exc)
+    return results, failures
 
-    out = sys.stdout
-    if format is CheckFormat.json:
-        rows = [{"file": _shown(path), **f.as_dict()} for path, found in results for f in found]
-        out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
-    else:
-        for path, found in results:
-            for f in found:
-                out.write((_github if format is CheckFormat.github else _text)(path, f) + "\n")
-    out.flush()
 
-    total_errors, total_warnings = checks.counts(f for _, found in results for f in found)
-    if failures:
-        for exc in failures[:-1]:
-            sys.stderr.write(f"error: {exc.format()}\n")
-        raise failures[-1]
-    checked = ", ".join(_shown(p) for p, _ in results)
-    if total_errors or total_warnings:
-        common.note(f"{checked}: {_plural(total_errors, 'error')}, "
-                    f"{_plural(total_warnings, 'warning')}")
-        raise typer.Exit(1)
-    common.note(f"{checked}: no problems found")
+def _summary(results) -> str:
+    from .. import checks
+    from ..render import shown_path
+
+    errors, warnings = checks.counts(f for _, found in results for f in found)
+    checked = ", ".join(shown_path(p) for p, _ in results)
+    if not (errors or warnings):
+        return f"{checked}: no problems found"
+    return f"{checked}: {_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def _shown(path: Path) -> str:
-    """The path relative to the current folder when it lies inside it (for CI logs)."""
-    try:
-        rel = os.path.relpath(os.path.abspath(path))
-    except ValueError:
-        return str(path)
-    return str(path) if rel.startswith("..") else rel
-
-
-def _text(path: Path, f) -> str:
-    where = f"{_shown(path)}:{f.line}" if f.line else _shown(path)
-    return f"{where}: {f.severity}: {_one_line(f.message)} [{f.code}]"
-
-
-def _github(path: Path, f) -> str:
-    from ..render import github_annotation
-
-    return github_annotation(f.severity, str(path), f.line, "pubcli " + f.code, f.message)
-
-
-def _one_line(s: str) -> str:
-    return " ".join(s.split())
 
 
 def register(app: typer.Typer) -> None:

@@ -11,6 +11,7 @@ import typer
 
 from .. import config
 from ..grouping import Filters, parse_year_range
+from ..render.text import clean
 
 LibraryOpt = typer.Option(None, "--library", "-l", metavar="PATH",
                           help="The .bib file (default: $PUBCLI_LIBRARY, else data/library.bib "
@@ -18,15 +19,24 @@ LibraryOpt = typer.Option(None, "--library", "-l", metavar="PATH",
 
 
 def library_path(explicit: Optional[Path]) -> Path:
+    """The library: the command's ``-l``, else the root's (``pubcli -l PATH CMD``), else
+    $PUBCLI_LIBRARY or data/library.bib found upward."""
+    if explicit is None:
+        from ._click import get_current_context
+
+        ctx = get_current_context(silent=True)
+        root = ctx.find_root() if ctx is not None else None
+        if root is not None and isinstance(root.obj, dict):
+            explicit = root.obj.get("library")
     return config.find_library(explicit)
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"warning: {message}\n")
+    sys.stderr.write(f"warning: {clean(message)}\n")
 
 
 def note(message: str) -> None:
-    sys.stderr.write(f"{message}\n")
+    sys.stderr.write(f"{clean(message)}\n")
 
 
 def report_problems(lib) -> None:
@@ -51,17 +61,51 @@ def stdout_is_terminal() -> bool:
         return False
 
 
+def terminal_width() -> int:
+    """The terminal's width in columns ($COLUMNS first, as rich and click read it)."""
+    import shutil
+
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def print_rows(headers: list[str], rows: list[list[str]], *, right: tuple[str, ...] = (),
+               piped_columns: int | None = None) -> None:
+    """Small tables: rich on a wide terminal, stacked on a narrow one, tab-separated
+    when piped (the first ``piped_columns`` only; see :mod:`pubcli.render.table`)."""
+    from ..render import table
+
+    if not stdout_is_terminal() or len(rows) > table.RICH_ROW_LIMIT:
+        sys.stdout.write(table.piped([r[:piped_columns] for r in rows]))
+    elif terminal_width() <= table.NARROW:
+        sys.stdout.write(table.stacked(headers, rows))
+    else:
+        from rich.console import Console
+
+        Console(highlight=False).print(table.rich_table(headers, rows, right=right))
+
+
 def color_enabled() -> bool:
     if os.environ.get("NO_COLOR"):
         return False
     return stdout_is_terminal() and os.environ.get("TERM") != "dumb"
 
 
+def bold_style():
+    """Bold in ANSI on a colour terminal, else nothing."""
+    if color_enabled():
+        return lambda s: f"\x1b[1m{s}\x1b[0m"
+    return lambda s: s
+
+
 def build_filters(area: list[str] | None, type_: list[str] | None, year: str | None,
-                  author: list[str] | None, search: str | None) -> Filters:
+                  author: list[str] | None, search: str | None, *,
+                  known_areas: list[str] | None = None) -> Filters:
+    """The filters of list, export and tag. An ``--area`` or ``--type`` that names
+    nothing known is refused when the filters are applied (grouping.check_filters)."""
     return Filters(areas=list(area or []), types=list(type_ or []),
                    years=parse_year_range(year) if year else None,
-                   authors=list(author or []), search=search or None)
+                   authors=list(author or []), search=search or None,
+                   known_areas=list(known_areas or []))
 
 
 # Filter options, shared by list, export and tag.
@@ -72,8 +116,16 @@ TypeOpt = typer.Option(None, "--type", "-t",
 YearOpt = typer.Option(None, "--year", "-y", metavar="YYYY[..YYYY]",
                        help="Only this year or range: 2015, 2015..2020, 2015.., ..2020.")
 AuthorOpt = typer.Option(None, "--author",
-                         help="Only entries with an author whose name contains this "
-                              "(case- and accent-insensitive; repeatable).")
+                         help="Only entries with this author or editor: 'Bubeck, S.', "
+                              "'S. Bubeck' and 'Sébastien Bubeck' find the same person; one "
+                              "word matches names containing it (case- and "
+                              "accent-insensitive; repeatable).")
 SearchOpt = typer.Option(None, "--search", "-s",
                          help="Only entries whose title, authors or venue contain all these "
                               "words (case- and accent-insensitive).")
+
+
+def echo(text: str) -> None:
+    """Text for stdout (a diff, a listing), cleaned of control characters."""
+    if text:
+        sys.stdout.write(clean(text))

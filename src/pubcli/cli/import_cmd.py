@@ -100,19 +100,8 @@ def _row(o) -> tuple[str, ...]:
 
 
 def _report(plan, dry_run: bool) -> None:
-    rows = [_row(o) for o in plan.outcomes]
-    if common.stdout_is_terminal() and len(rows) <= 600:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(show_edge=False, header_style="bold")
-        for col in ("Status", "Key", "Year", "Title", "Match / problem", "Line"):
-            table.add_column(col, overflow="fold")
-        for r in rows:
-            table.add_row(*r)
-        Console(highlight=False).print(table)
-    else:
-        sys.stdout.write("".join("\t".join(r) + "\n" for r in rows))
+    common.print_rows(["Status", "Key", "Year", "Title", "Match / problem", "Line"],
+                      [list(_row(o)) for o in plan.outcomes])
     counts = plan.summary()
     width = max(len(label) for label, _ in counts)
     head = f"import of {plan.where}" + (" (dry run: nothing was written)" if dry_run else "")

@@ -20,15 +20,19 @@ def init_command(
     role: Optional[str] = typer.Option(None, "--role", help="Your role, for exported pages."),
     area: Optional[List[str]] = typer.Option(None, "--area", "-a",
                                              help="A research area (repeatable; order kept)."),
+    dry_run: bool = typer.Option(False, "--dry-run", "-n",
+                                 help="Say what would be created; write nothing."),
 ) -> None:
     """Create an empty library (data/library.bib) and a pubcli.toml beside it.
 
     Also writes a .gitignore there for pubcli's lock file, unless one exists.
     Refuses to overwrite an existing library or config.
 
-    Example:
+    Examples:
 
         pubcli init --owner "Ada Lovelace" --area "Artificial intelligence"
+
+        pubcli init papers/refs.bib --dry-run
     """
     from .. import config
     from ..errors import PubcliError, ValidationError
@@ -44,12 +48,16 @@ def init_command(
         if "," in a or ";" in a:
             raise ValidationError(f"area {a!r} contains a separator (',' or ';')",
                                   field="--area")
+    ignore = path.parent / ".gitignore"
+    if dry_run:
+        made = [path, cfg_path] + ([] if ignore.exists() else [ignore])
+        common.note(f"dry run: would create {', '.join(map(str, made))}; nothing was written")
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise PubcliError(f"cannot create the folder: {exc.strerror}", path=path.parent) from None
     atomic_write(path, HEADER.encode("utf-8"))
-    ignore = path.parent / ".gitignore"
     if not ignore.exists():  # the lock file and any temp file a crash left behind
         atomic_write(ignore, b"# written by pubcli init\n.*.lock\n.*.pubcli-tmp\n")
     try:

@@ -16,8 +16,10 @@ RICH_TABLE_LIMIT = 600  # beyond this many rows a terminal gets compact lines
 
 def list_command(
     by: GroupBy = typer.Option(GroupBy.year, "--by", "-b", help="How to group the list."),
-    format: ListFormat = typer.Option(ListFormat.table, "--format", "-f",
-                                      help="Output format."),
+    format: ListFormat = typer.Option(
+        ListFormat.text, "--format", "-f",
+        help="text: tables on a terminal (stacked when narrow), one line per publication "
+             "when piped; json, csv, keys, bibtex: for programs."),
     area: Optional[List[str]] = common.AreaOpt,
     type_: Optional[List[str]] = common.TypeOpt,
     year: Optional[str] = common.YearOpt,
@@ -31,8 +33,10 @@ def list_command(
     """List the publications, grouped by year, area, type or venue.
 
     A paper with several research areas is listed under each of them. Inside a
-    group the newest come first. On a terminal you get tables; piped, one plain
-    line per publication (year | title | authors | venue | areas | key).
+    group the newest come first. On a terminal you get tables (a stacked layout
+    when the terminal is narrow); piped, one plain line per publication
+    (year | title | authors | venue | areas | key). CSV cells that a
+    spreadsheet would run as a formula start with a "'".
 
     Examples:
 
@@ -45,41 +49,48 @@ def list_command(
     from ..inherit import publications
 
     path = common.library_path(library)
-    filters = common.build_filters(area, type_, year, author, search)
+    cfg = config.load_config(path)
+    filters = common.build_filters(area, type_, year, author, search, known_areas=cfg.areas)
     lib = store.load(path)
     common.report_problems(lib)
-    cfg = config.load_config(path)
     groups = group(select(publications(lib.records), filters), by, cfg.areas)
-    who = owner or cfg.owner
-    out = sys.stdout
-    from .. import render
+    if not groups and format is ListFormat.text:
+        common.note("no publications match" if not filters.is_empty()
+                    else f"{path} holds no publications yet; add one with 'pubcli add'")
+    sys.stdout.write(_render(groups, by, format, owner or cfg.owner, lib))
+
+
+def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) -> str:
+    """The listing in ``format``, laid out for where stdout goes."""
+    from .. import render, store
 
     if format is ListFormat.json:
-        out.write(render.as_json(groups, by))
-    elif format is ListFormat.csv:
-        out.write(render.as_csv(groups, by))
-    elif format is ListFormat.keys:
-        out.write(render.as_keys(groups))
-    elif format is ListFormat.bibtex:
-        out.write(render.as_bibtex(groups, lambda r: store.source_text(lib, r)))
-    else:
-        rows = sum(len(recs) for _, recs in groups)
-        if not groups:
-            common.note("no publications match" if not filters.is_empty()
-                        else f"{path} holds no publications yet; add one with 'pubcli add'")
-        elif not common.stdout_is_terminal():
-            out.write(render.plain(groups, by, who))
-        elif rows > RICH_TABLE_LIMIT:
-            color = common.color_enabled()
-            out.write(render.plain(groups, by, who,
-                                   bold=(lambda s: f"\x1b[1m{s}\x1b[0m") if color else
-                                   (lambda s: s)))
-        else:
-            from rich.console import Console
+        return render.as_json(groups, by)
+    if format is ListFormat.csv:
+        return render.as_csv(groups, by)
+    if format is ListFormat.keys:
+        return render.as_keys(groups)
+    if format is ListFormat.bibtex:
+        text = render.as_bibtex(groups, lambda r: store.source_text(lib, r))
+        return render.clean(text) if common.stdout_is_terminal() else text
+    if not groups:
+        return ""
+    if not common.stdout_is_terminal():
+        return render.plain(groups, by, owner)
+    bold = common.bold_style()
+    width = common.terminal_width()
+    rows = sum(len(recs) for _, recs in groups)
+    if not render.fits_table(groups, width):
+        return render.stacked(groups, by, owner, width=width, bold=bold)
+    if rows > RICH_TABLE_LIMIT:
+        return render.plain(groups, by, owner, bold=bold)
+    from rich.console import Console
 
-            console = Console(highlight=False, soft_wrap=False)
-            for table in render.tables(groups, by, who):
-                console.print(table)
+    console = Console(highlight=False, soft_wrap=False)
+    with console.capture() as captured:
+        for table in render.tables(groups, by, owner):
+            console.print(table)
+    return captured.get()
 
 
 def register(app: typer.Typer) -> None:

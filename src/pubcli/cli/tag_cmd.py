@@ -12,8 +12,10 @@ from . import common
 
 
 def tag_command(
-    keys: Optional[List[str]] = typer.Argument(None, metavar="[KEY]...",
-                                               help="Citation keys of the entries to change."),
+    keys: Optional[List[str]] = typer.Argument(
+        None, metavar="[KEY]...",
+        help="Citation keys of the entries to change (KEY@LINE picks one of several entries "
+             "with that key)."),
     add: Optional[List[str]] = typer.Option(None, "--add", metavar="AREA",
                                             help="Add this research area (repeatable)."),
     remove: Optional[List[str]] = typer.Option(None, "--remove", metavar="AREA",
@@ -44,8 +46,10 @@ def tag_command(
     --year, --type, --area, --author) and confirm with --all. Areas come from
     the 'areas' list in pubcli.toml (else those already in the library) and
     match case-insensitively; a name that is not there is refused, with a
-    suggestion when it is close to one, unless --new. Only the changed entries'
-    text is rewritten. Each changed entry is printed on stdout.
+    suggestion when it is close to one, unless --new. --rename also renames the
+    area in the 'areas' list of pubcli.toml (comments and layout kept). Only
+    the changed entries' text is rewritten. Each changed entry is printed on
+    stdout.
 
     Examples:
 
@@ -59,6 +63,7 @@ def tag_command(
     """
     from .. import areas as A
     from .. import config, store
+    from ..render import changes as say
 
     filters = common.build_filters(area, type_, year, author, search)
     path = common.library_path(library)
@@ -69,36 +74,18 @@ def tag_command(
                           remove=remove or [], featured=featured, rename=rename,
                           allow_new=new, confirm_all=all_, preview=dry_run,
                           path=path)
-        for line in plan.warnings:
-            common.warn(line)
         for old, rec in plan.changes:
             lib.replace(old, rec)
-    _report(plan.changes, dry_run)
-
-
-def _describe(old, new) -> str:
-    from ..model import FEATURED_FIELD
-
-    parts = []
-    if old.areas != new.areas:
-        parts.append(f"areas: {', '.join(old.areas) or '-'} -> {', '.join(new.areas) or '-'}")
-    if old.featured != new.featured or (FEATURED_FIELD in old.fields) != \
-            (FEATURED_FIELD in new.fields):
-        parts.append(f"featured: {'yes' if old.featured else 'no'} -> "
-                     f"{'yes' if new.featured else 'no'}")
-    return "; ".join(parts)
-
-
-def _report(changes: list, dry_run: bool) -> None:
-    sys.stdout.write("".join(f"{new.key}: {_describe(old, new)}\n" for old, new in changes))
-    n = len(changes)
-    what = f"{n} entr{'y' if n == 1 else 'ies'}"
-    if dry_run:
-        common.note(f"dry run: would change {what}; nothing was written")
-    elif n:
-        common.note(f"changed {what}")
-    else:
-        common.note("nothing to change: the entries already read that way")
+    if plan.config_rename and not dry_run:
+        config.rename_area(cfg, *plan.config_rename)
+    for line in plan.warnings:
+        common.warn(line)
+    sys.stdout.write(say.tag_changes(plan.changes))
+    if plan.config_rename:
+        common.note(f"{'would rename' if dry_run else 'renamed'} {plan.config_rename[0]!r} to "
+                    f"{plan.config_rename[1]!r} in the 'areas' of {cfg.path}")
+    common.note(say.outcome(len(plan.changes), dry_run, verb="change",
+                            none="nothing to change: the entries already read that way"))
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,171 @@
+"""Conversations with the user on a terminal: questions, prompts, the editor.
+
+Every interactive exchange of the CLI lives here, so a command module only asks
+"may I?" or "what is the title?" and the core never talks to anyone. Questions
+and prompts go to stderr (stdout stays data).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from dataclasses import replace
+from typing import Callable, TypeVar
+
+from ..errors import PubcliError, ValidationError
+from . import common
+
+T = TypeVar("T")
+
+
+def stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def confirm(question: str, *, default: bool = False) -> bool:
+    """Ask a yes/no question on stderr; an empty answer is ``default``; end of input
+    is "no"."""
+    hint = "[Y/n]" if default else "[y/N]"
+    while True:
+        sys.stderr.write(f"{question} {hint} ")
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        if not line:
+            sys.stderr.write("\n")
+            return False
+        answer = line.strip().lower()
+        if not answer:
+            return default
+        if answer in {"y", "yes"}:
+            return True
+        if answer in {"n", "no"}:
+            return False
+
+
+# ------------------------------------------------------------------ the editor
+def editor_command() -> list[str]:
+    """$VISUAL, else $EDITOR, else vi, split as a shell would."""
+    for var in ("VISUAL", "EDITOR"):
+        value = os.environ.get(var, "").strip()
+        if value:
+            return shlex.split(value)
+    return ["vi"]
+
+
+def run_editor(text: str, *, name: str = "entry") -> str:
+    """Open the editor on ``text`` in a temporary ``.bib`` file and return what was saved.
+    An editor that cannot start or exits non-zero is an error (nothing is written)."""
+    cmd = editor_command()
+    fd, tmp = tempfile.mkstemp(prefix=f"pubcli-{name}-", suffix=".bib")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        try:
+            status = subprocess.call([*cmd, tmp])
+        except OSError as exc:
+            raise PubcliError(f"cannot run the editor {cmd[0]!r} ($VISUAL/$EDITOR): "
+                              f"{exc.strerror or exc}; nothing was written") from None
+        if status != 0:
+            raise PubcliError(f"the editor {cmd[0]!r} exited with status {status}; "
+                              "nothing was written")
+        with open(tmp, encoding="utf-8", newline="") as fh:
+            return fh.read()
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def edit_until_valid(text: str, apply: Callable[[str], T], *, name: str = "entry") -> T:
+    """Open the editor on ``text`` and hand what was saved to ``apply``; when that
+    refuses it, say why and (on a terminal) offer to re-open the editor on the
+    edited text, else give up with the error (nothing written)."""
+    while True:
+        edited = run_editor(text, name=name)
+        try:
+            return apply(edited)
+        except ValidationError as exc:
+            if not stdin_is_terminal():
+                raise
+            common.warn(exc.format())
+            if not confirm("re-open the editor?", default=True):
+                raise
+            text = edited
+
+
+# ------------------------------------------------------------------ pubcli add
+PROMPT_LABELS = {
+    "title": "Title",
+    "author": "Authors (e.g. 'Ada Lovelace and Charles Babbage')",
+    "year": "Year",
+    "booktitle": "Conference or proceedings (booktitle)",
+    "journal": "Journal",
+    "institution": "Institution",
+    "school": "School",
+    "publisher": "Publisher",
+    "chapter": "Chapter",
+    "note": "Note",
+}
+
+
+def ask_missing_fields(opts, *, force: bool):
+    """Ask for the required fields the options of ``pubcli add`` leave out (the
+    entry type first, when it was not given)."""
+    from .. import entries
+
+    if not entries.missing_required(opts, force=force):
+        return opts
+    if opts.type is None:
+        opts = replace(opts, type=_ask_type(entries.default_type(opts.venue), force))
+    answers = {name: _ask_field(name) for name in entries.missing_required(opts, force=force)}
+    return entries.with_answers(opts, answers)
+
+
+def _ask(label: str, default: str | None = None) -> str:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.prompt import Prompt
+
+    console = Console(stderr=True, highlight=False)
+    try:
+        if default is None:
+            return Prompt.ask(escape(label), console=console)
+        return Prompt.ask(escape(label), console=console, default=default)
+    except EOFError:
+        raise PubcliError(f"no answer for '{label}' (input ended); nothing was written") \
+            from None
+
+
+def _ask_type(default: str, force: bool) -> str:
+    from .. import entries
+
+    while True:
+        answer = _ask("Entry type", default).strip() or default
+        try:
+            return entries.check_type(answer, force=force)
+        except ValidationError as exc:
+            common.note(exc.message)
+
+
+def _ask_field(name: str) -> str:
+    from .. import entries
+
+    label = PROMPT_LABELS.get(name, name.capitalize())
+    while True:
+        answer = " ".join(_ask(label).split())
+        if not answer:
+            common.note(f"{name} is required")
+            continue
+        if name != "year":
+            return answer
+        try:
+            return entries.check_year(answer)
+        except ValidationError as exc:
+            common.note(exc.message)

@@ -1,0 +1,36 @@
+"""Presentation: what the terminal, a pipe or a CI log gets (never prints itself).
+
+* :mod:`.text`: :func:`clean`, the one sanitiser every text output uses, and
+  the CSV and JSON cell rules;
+* :mod:`.listing`: the layouts and machine formats of ``pubcli list``;
+* :mod:`.entry`: one entry in full (``pubcli show``);
+* :mod:`.table`: small tables that fit a wide terminal, a narrow one or a pipe;
+* :mod:`.changes`: what a write did or would do, in words;
+* :mod:`.ci`: GitHub workflow annotations.
+
+The names below are loaded on first use, so importing :mod:`pubcli.render.text`
+at start-up costs nothing more.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOME = {
+    "github_annotation": "ci", "shown_path": "ci",
+    "as_bibtex": "listing", "as_csv": "listing", "as_json": "listing", "as_keys": "listing",
+    "fits_table": "listing", "heading": "listing", "plain": "listing",
+    "record_dict": "listing", "stacked": "listing", "tables": "listing",
+    "unique_records": "listing",
+    "clean": "text", "csv_cell": "text", "json_safe": "text", "one_line": "text",
+}
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

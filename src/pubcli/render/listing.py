@@ -1,0 +1,176 @@
+"""Renderings of grouped records for ``pubcli list`` (never prints itself).
+
+* :func:`tables`: one rich Table per group, for a terminal wide enough;
+* :func:`stacked`: each publication on a few short lines, for a narrow
+  terminal (keys are never cut);
+* :func:`plain`: one line per publication under a heading per group, for pipes
+  and very long listings (no ANSI codes, greppable);
+* :func:`as_json`, :func:`as_csv`, :func:`as_keys`, :func:`as_bibtex`: the
+  machine formats of ``pubcli list --format``.
+
+Every text they return has been through :func:`pubcli.render.text.clean`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import textwrap
+from typing import Callable, Sequence
+
+from ..model import GroupBy, Record
+from ..view import View, owner_flags, short_authors, view
+from .text import clean, csv_cell, json_safe
+
+Groups = Sequence[tuple[str, Sequence[Record]]]
+
+TABLE_MIN_WIDTH = 80  # narrower terminals get the stacked layout
+_TITLE_SHARE = 5 / 14  # the title column's share of a table's width (ratios 5:3:2:2 + year)
+
+
+def heading(name: str, count: int, by: GroupBy) -> str:
+    noun = "publication" if count == 1 else "publications"
+    if by is GroupBy.none or not name:
+        return f"{count} {noun}"
+    return clean(f"{name} ({count} {noun})")
+
+
+def _author_segments(v: View, owner: str | None, limit: int = 3):
+    owner_idx = {i for i, f in enumerate(owner_flags(v.raw_names, owner)) if f}
+    return [(clean(s), o) for s, o in short_authors(v.authors, owner_idx, limit)]
+
+
+def fits_table(groups: Groups, width: int) -> bool:
+    """Can a table ``width`` columns wide show every key whole in its title cell?"""
+    if width < TABLE_MIN_WIDTH:
+        return False
+    longest = max((len(r.key) for _, recs in groups for r in recs), default=0)
+    return longest <= int((width - 12) * _TITLE_SHARE)
+
+
+def tables(groups: Groups, by: GroupBy, owner: str | None = None) -> list:
+    """rich renderables: a table per group, titled with its count; each title
+    carries its citation key on a dim second line."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    out = []
+    for name, recs in groups:
+        t = Table(title=heading(name, len(recs), by), title_justify="left",
+                  title_style="bold", box=box.SIMPLE_HEAD, expand=True, pad_edge=False)
+        t.add_column("Year", no_wrap=True, width=4)
+        t.add_column("Title", ratio=5)
+        t.add_column("Authors", ratio=3)
+        t.add_column("Venue", ratio=2)
+        t.add_column("Areas", ratio=2)
+        for rec in recs:
+            v = view(rec)
+            authors = Text()
+            for seg, is_owner in _author_segments(v, owner):
+                authors.append(seg, style="bold" if is_owner else None)
+            title = Text(clean(v.title) or "(no title)")
+            if v.featured:
+                title.append(" ★", style="yellow")
+            title.append("\n" + clean(v.key), style="dim")  # the key, for tag/dedupe commands
+            t.add_row(str(v.year or ""), title, authors, clean(v.venue),
+                      clean(", ".join(v.areas)))
+        out.append(t)
+    return out
+
+
+def stacked(groups: Groups, by: GroupBy, owner: str | None = None, *, width: int = 60,
+            bold: Callable[[str], str] = lambda s: s) -> str:
+    """Each publication on a few lines (year and title; authors; venue and areas;
+    key), wrapped to ``width``; the key is never wrapped or cut."""
+    lines: list[str] = []
+    indent = " " * 6
+    width = max(width, 20)
+    first = textwrap.TextWrapper(width=width, subsequent_indent=indent, break_on_hyphens=False)
+    rest = textwrap.TextWrapper(width=width, initial_indent=indent, subsequent_indent=indent,
+                                break_on_hyphens=False)
+    for name, recs in groups:
+        if lines:
+            lines.append("")
+        lines.append(bold(heading(name, len(recs), by)))
+        for rec in recs:
+            v = view(rec)
+            title = (clean(v.title) or "(no title)") + (" ★" if v.featured else "")
+            lines.extend(first.wrap(f"{str(v.year or '----'):<4}  {title}"))
+            authors = "".join(bold(s) if o else s for s, o in _author_segments(v, owner))
+            where = " · ".join(x for x in (clean(v.venue), clean(", ".join(v.areas))) if x)
+            for part in (authors, where):
+                if part:
+                    lines.extend(rest.wrap(part))
+            lines.append(indent + clean(v.key))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def plain(groups: Groups, by: GroupBy, owner: str | None = None,
+          bold: Callable[[str], str] = lambda s: s) -> str:
+    """One line per publication: year | title | authors | venue | areas | key."""
+    lines: list[str] = []
+    for name, recs in groups:
+        if lines:
+            lines.append("")
+        lines.append(bold(heading(name, len(recs), by)))
+        for rec in recs:
+            v = view(rec)
+            authors = "".join(bold(s) if o else s for s, o in _author_segments(v, owner))
+            cells = [str(v.year or "----"), clean(v.title) or "(no title)", authors,
+                     clean(v.venue), clean(", ".join(v.areas)), clean(v.key)]
+            lines.append("  " + " | ".join(cells))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def record_dict(rec: Record) -> dict:
+    v = view(rec)
+    return {"key": v.key, "type": v.type, "year": v.year, "month": v.month, "title": v.title,
+            "authors": v.authors, "venue": v.venue, "areas": v.areas, "featured": v.featured,
+            "links": dict(v.links), "fields": rec.fields}
+
+
+def as_json(groups: Groups, by: GroupBy) -> str:
+    if by is GroupBy.none:
+        data: object = {"entries": [record_dict(r) for _, recs in groups for r in recs]}
+    else:
+        data = {"by": by.value, "groups": [{"name": name, "count": len(recs),
+                                            "entries": [record_dict(r) for r in recs]}
+                                           for name, recs in groups]}
+    return json_safe(json.dumps(data, ensure_ascii=False, indent=2)) + "\n"
+
+
+def as_csv(groups: Groups, by: GroupBy) -> str:
+    """CSV, one row per publication and group; cells a spreadsheet would run as a
+    formula get a leading ``'`` (see :func:`pubcli.render.text.csv_cell`)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["group", "key", "type", "year", "month", "title", "authors", "venue", "areas"])
+    for name, recs in groups:
+        for r in recs:
+            v = view(r)
+            w.writerow([csv_cell(c) for c in (name, v.key, v.type, v.year or "", v.month or "",
+                                              v.title, "; ".join(v.authors), v.venue,
+                                              "; ".join(v.areas))])
+    return buf.getvalue()
+
+
+def unique_records(groups: Groups) -> list[Record]:
+    seen: set[int] = set()
+    out = []
+    for _, recs in groups:
+        for r in recs:
+            if id(r) not in seen:
+                seen.add(id(r))
+                out.append(r)
+    return out
+
+
+def as_keys(groups: Groups) -> str:
+    return "".join(clean(r.key) + "\n" for r in unique_records(groups))
+
+
+def as_bibtex(groups: Groups, source: Callable[[Record], str]) -> str:
+    """The entries' own text from the file, verbatim, separated by blank lines."""
+    return "\n\n".join(source(r) for r in unique_records(groups)) + "\n"

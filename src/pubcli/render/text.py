@@ -1,0 +1,61 @@
+"""Text that is safe to show: the one sanitiser every text output goes through.
+
+A field value can hold anything a file or a web page put there, including
+terminal escape sequences (ESC ] 0 ; title BEL sets the window title, ESC [ 2 J
+clears the screen). :func:`clean` makes such characters visible and harmless
+before they reach a terminal or a text file; :func:`csv_cell` also keeps a
+spreadsheet from reading a cell as a formula (OWASP's leading ``'``).
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls except tab and newline, DEL, and the C1 controls (U+0080-U+009F); a CR is
+# harmless only as the first half of a CRLF line end (alone it rewrites the line shown).
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+_C1_RE = re.compile(r"[\x80-\x9f]")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _visible(m: re.Match[str]) -> str:
+    c = ord(m.group(0))
+    if c < 0x20:
+        return chr(0x2400 + c)  # the Unicode control pictures: ESC -> U+241B
+    if c == 0x7F:
+        return "\u2421"
+    return "\ufffd"
+
+
+def clean(text: str) -> str:
+    """``text`` with every control character other than tab and newline (and CRLF line
+    ends) replaced by a visible stand-in (ESC becomes U+241B, a lone CR U+240D, a C1
+    control U+FFFD)."""
+    if not text or not _CONTROL_RE.search(text):
+        return text
+    return _CONTROL_RE.sub(_visible, text)
+
+
+def one_line(text: str) -> str:
+    """``text`` cleaned and on one line (white space runs collapsed)."""
+    return " ".join(clean(text).split())
+
+
+def csv_cell(value: object) -> str:
+    """A CSV cell: cleaned, and with a leading ``'`` when a spreadsheet would read it
+    as a formula (it starts with =, +, -, @, tab or CR)."""
+    text = "" if value is None else str(value)
+    if text.startswith(_FORMULA_START):
+        text = "'" + text
+    return clean(text)
+
+
+def json_safe(text: str) -> str:
+    """JSON text with the C1 controls written as \\u escapes (``json`` leaves them raw);
+    the data is unchanged, only the spelling."""
+    if not _C1_RE.search(text):
+        return text
+    return _C1_RE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+__all__ = ["clean", "one_line", "csv_cell", "json_safe"]
