@@ -158,3 +158,21 @@ def test_required_fields_in_a_biblatex_file_still_apply():
     # biblatex-examples.bib's jcg: a @periodical needs an editor in biblatex's model
     text = BIBLATEX_BOOK + "@periodical{jcg, title = {Computers and Graphics}, year = 2011}\n"
     assert codes(text) == [("missing-field", "jcg", "editor")]
+
+
+def test_add_and_import_judge_a_file_as_check_will_judge_the_library_after(tmp_path, cli):
+    # into a biblatex library, an edited volume with only BibTeX's fields is complete,
+    # as `check` will say once it is in
+    plain = "@book{vol, editor = {E. Editor}, title = {Volume}, year = {1981}}\n"
+    lib = write(tmp_path / "lib.bib", "".join(BIBLATEX_BOOK.replace("appleby", f"b{i}")
+                                              for i in range(3)))
+    r = cli("add", "--from", write(tmp_path / "vol.bib", plain), "-l", lib)
+    assert r.exit_code == 0, r.stderr
+    assert checks.check(store.load(lib)) == []
+    # into a BibTeX library it lacks a publisher, for add, import and check alike
+    bib = write(tmp_path / "bib.bib", "".join(BIBTEX_BOOK.replace("knuth", f"k{i}").replace(
+        "year = {1984}", "year = {1984},\n  publisher = {AW}") for i in range(3)))
+    r = cli("add", "--from", tmp_path / "vol.bib", "-l", bib)
+    assert r.exit_code == 2 and "publisher" in r.stderr
+    (vol,) = importers.plan(importers.read_source("vol.bib", plain)[0], store.load(bib).records)
+    assert vol.status == "invalid" and "publisher" in vol.problem

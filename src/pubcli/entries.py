@@ -430,7 +430,8 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
     pool = list(records)
     plan = AddPlan([], warnings)
     parents = Inheritance([*parsed.records, *records])  # crossref/xdata in the file or library
-    biblatex = biblatex_file(parsed.records)
+    # the rules ``check`` will apply to the library with these entries in it
+    biblatex = biblatex_file([*records, *parsed.records])
     for src in parsed.records:
         rec = apply_extras(Record(src.key, src.type, src.fields), chosen, featured)
         try:

@@ -380,7 +380,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     taken = taken_keys(library)
     pool: list[Record] = list(library)
     parents = Inheritance([*(i.record for i in items), *library])  # crossref/xdata targets
-    biblatex = biblatex_file(i.record for i in items)  # the input's own dialect
+    # the rules ``check`` will apply to the library with these entries in it
+    biblatex = biblatex_file([*library, *(i.record for i in items)])
     incoming: dict[int, Outcome] = {}  # id(record) -> its outcome, for items kept
     out: list[Outcome] = []
     for item in items:
