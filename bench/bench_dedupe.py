@@ -3,6 +3,7 @@
     python bench/bench_dedupe.py gen N OUT.bib [--seed S]        # library + OUT.truth.json
     python bench/bench_dedupe.py run 10000 100000 [1000000]      # time, memory, precision, recall
     python bench/bench_dedupe.py sweep LIB.bib                   # precision/recall by threshold
+    python bench/bench_dedupe.py devsets ../shared/dedupe-dev    # score + time the labelled sets
     python bench/bench_dedupe.py allpairs LIB.bib                # what blocking loses vs all pairs
     python bench/bench_dedupe.py one LIB.bib [--threshold T]     # one measured run (a child)
     python bench/bench_dedupe.py matches LIB.bib                 # find_matches, one candidate
@@ -313,6 +314,18 @@ def near_duplicate(rec: dict, key: str, rng: random.Random) -> str:
                   pages_style=rng.choice(["full", "short", "none"]), drop_authors=drop_authors)
 
 
+def _years_on(rec: dict, years: int) -> dict:
+    """The same title some years later in the same journal: a later volume, other pages
+    (a copy with only the year changed would be a duplicate with a typo in the year)."""
+    r2 = dict(rec)
+    if str(r2.get("volume", "")).isdigit():
+        r2["volume"] = str(int(r2["volume"]) + years)
+    if "pages" in r2:
+        a, b = r2["pages"]
+        r2["pages"] = (a + 50 * years, b + 50 * years)
+    return r2
+
+
 def hard_negative(w: World, rec: dict, key: str) -> str:
     """A different work that looks like ``rec``."""
     rng = w.rng
@@ -341,7 +354,8 @@ def hard_negative(w: World, rec: dict, key: str) -> str:
                       pages_style="none")
     if kind == "edition":
         if rec["type"] != "book":
-            return render(r2, key, year=rec["year"] + rng.choice([3, 5]), rng=rng)
+            later = rng.choice([3, 5])
+            return render(_years_on(r2, later), key, year=rec["year"] + later, rng=rng)
         return render(r2, key, year=rec["year"] + rng.choice([1, 2, 4]), rng=rng,
                       extra={"edition": "2nd"})
     if kind == "word":
@@ -356,7 +370,8 @@ def hard_negative(w: World, rec: dict, key: str) -> str:
             r2["pages"] = (a + 40, b + 40)
         return render(r2, key, title=" ".join(ws), rng=rng)
     if kind == "years":
-        return render(r2, key, year=rec["year"] + rng.choice([3, 4, 6]), rng=rng)
+        later = rng.choice([3, 4, 6])
+        return render(_years_on(r2, later), key, year=rec["year"] + later, rng=rng)
     # generic title by the same editor, same journal and year, other pages
     g = rng.choice(GENERIC)
     r3 = dict(rec, type="article", title=g, people=rec["people"][:1])
@@ -454,8 +469,8 @@ def one(lib_path: Path, threshold: float | None, show_errors: int = 0) -> dict:
             by_key = {r.key: r for r in lib.records}
             for kind, pairs in (("FP", sorted(found - tp)), ("FN", sorted(tp - found))):
                 for a, b in pairs[:show_errors]:
-                    v = dedupe.explain(by_key[a], by_key[b], threshold)
-                    print(f"{kind} {a} / {b}: {v.rule} {v.evidence} {v.vetoes}", file=sys.stderr)
+                    v = dedupe.explain(by_key[a], by_key[b], threshold, records=lib.records)
+                    print(f"{kind} {a} / {b}: {v.summary} {v.evidence}", file=sys.stderr)
                     print("   ", by_key[a].fields.get("title"), "|", by_key[a].fields.get("author", "")[:80], by_key[a].fields.get("year"), file=sys.stderr)
                     print("   ", by_key[b].fields.get("title"), "|", by_key[b].fields.get("author", "")[:80], by_key[b].fields.get("year"), file=sys.stderr)
     return result
@@ -493,62 +508,78 @@ def run(sizes: list[int], threshold: float | None, gen_library: bool, seed: int)
 
 
 def sweep(lib_path: Path, thresholds: list[float]) -> None:
+    """Precision and recall by threshold (match probability, percent), the weights
+    estimated once."""
     from pubcli import dedupe, store
 
     lib = store.load(lib_path)
     tp = true_pairs(lib_path.with_suffix(".truth.json"))
-    # what the title score alone would decide, on the same candidate pairs
-    index = dedupe.Index(lib.records)
-    sigs = index.sigs
-    scored = []
-    for i, j in dedupe.block(sigs, index, min(thresholds)):
-        a, b = sigs[i], sigs[j]
-        key = tuple(sorted((a.record.key, b.record.key)))
-        scored.append((dedupe.title_score(a.title, b.title), key))
+    matcher = dedupe.Matcher(lib.records)
+    print(dedupe.model_summary(matcher.model), flush=True)
     for th in thresholds:
-        found = group_pairs(dedupe.find_groups(lib.records, threshold=th))
+        matcher.threshold = th
+        found = group_pairs(matcher.groups())
         s = scores(found, tp)
-        alone = scores({k for sc, k in scored if sc >= th}, tp)
         print(f"threshold {th:5.1f}: precision {s['precision']:.4f} recall {s['recall']:.4f} "
-              f"(fp {s['fp']}, fn {s['fn']}) | title alone: precision "
-              f"{alone['precision']:.4f} recall {alone['recall']:.4f} (fp {alone['fp']})",
-              flush=True)
+              f"(fp {s['fp']}, fn {s['fn']})", flush=True)
 
 
 def allpairs(lib_path: Path, threshold: float | None) -> None:
-    """Judge every pair whose title passes the loose cut (no blocking) and compare with
-    what find_groups links: the pairs blocking loses."""
+    """Judge every pair whose title passes the blocking cut (no sorted neighbourhood)
+    and compare with what blocking finds: the duplicate pairs blocking loses."""
     from rapidfuzz import fuzz, process
 
     from pubcli import dedupe, store
+    from pubcli.dedupe.blocking import BLOCK_CUT
 
-    th = dedupe.DEFAULT_THRESHOLD if threshold is None else threshold
     lib = store.load(lib_path)
     t = time.perf_counter()
-    index = dedupe.Index(lib.records)
-    sigs = index.sigs
-    cut = min(th, dedupe._PREFILTER)
-    blocked = dedupe.block(sigs, index, th)
+    matcher = dedupe.Matcher(lib.records, threshold=threshold)
+    feats = matcher.index.feats
+    blocked = matcher.pairs()
     cand: set[tuple[int, int]] = set()
-    sorted_titles = [s.sorted_title for s in sigs]
-    for i, s in enumerate(sigs):
-        for choices, q in ((index.titles, s.title), (sorted_titles, s.sorted_title)):
+    titles = [f.title for f in feats]
+    sorted_titles = [f.sorted_title for f in feats]
+    for i, f in enumerate(feats):
+        for choices, q in ((titles, f.title), (sorted_titles, f.sorted_title)):
             for _, _, j in process.extract(q, choices[i + 1:], scorer=fuzz.ratio,
-                                           processor=None, score_cutoff=cut, limit=None):
+                                           processor=None, score_cutoff=BLOCK_CUT, limit=None):
                 cand.add((i, i + 1 + j))
-    # the exact keys (identifiers, main titles) are not blocking: add them to both
-    exact = {p for p in blocked if p not in cand}
-    cand |= exact
+    cand |= blocked  # the exact keys (identifiers, main titles) are not neighbourhoods
     print(f"all-pairs candidates {len(cand)} vs blocked {len(blocked)} "
           f"({time.perf_counter() - t:.1f} s)", flush=True)
-    judged_all = {p for p in cand if dedupe.compare(sigs[p[0]], sigs[p[1]], th).duplicate}
-    judged_blk = {p for p in blocked if dedupe.compare(sigs[p[0]], sigs[p[1]], th).duplicate}
+    judged_all = {p for p in cand if matcher.judge(*p).duplicate}
+    judged_blk = {p for p in blocked if matcher.judge(*p).duplicate}
     lost = judged_all - judged_blk
     print(f"duplicate pairs: all-pairs {len(judged_all)}, blocking {len(judged_blk)}, "
           f"lost {len(lost)} ({100 * len(lost) / max(1, len(judged_all)):.2f}%)")
     for i, j in sorted(lost)[:10]:
-        print("  lost:", sigs[i].record.key, sigs[j].record.key, "|", sigs[i].title, "|",
-              sigs[j].title)
+        print("  lost:", feats[i].record.key, feats[j].record.key, "|", feats[i].title, "|",
+              feats[j].title)
+
+
+def devsets(root: Path, repeat: int) -> None:
+    """Score every labelled development case under ``root`` (its score.py, running
+    ``pubcli dedupe``) and time ``pubcli dedupe --format json`` on it (median wall and
+    CPU of ``repeat`` runs). The data stays where it is."""
+    for case in sorted(p for p in root.iterdir() if (p / "library.bib").exists()):
+        out = subprocess.run([sys.executable, str(root / "score.py"), str(case), "--pubcli"],
+                             capture_output=True, text=True, check=True).stdout
+        walls, cpus = [], []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run(["pubcli", "dedupe", "-l", str(case / "library.bib"), "--format",
+                            "json"], capture_output=True, check=False)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            walls.append(time.perf_counter() - t0)
+            cpus.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+        walls.sort()
+        cpus.sort()
+        print(out.rstrip())
+        print(f"  time: median wall {walls[len(walls) // 2]:.2f} s, cpu "
+              f"{cpus[len(cpus) // 2]:.2f} s ({repeat} runs, load {os.getloadavg()[0]:.1f})",
+              flush=True)
 
 
 def matches(lib_path: Path, n: int) -> None:
@@ -647,7 +678,10 @@ def main() -> None:
     s = sub.add_parser("sweep")
     s.add_argument("lib", type=Path)
     s.add_argument("--thresholds", type=float, nargs="+",
-                   default=[70, 75, 80, 85, 88, 90, 92, 94, 96, 98])
+                   default=[50, 70, 80, 90, 95, 96, 97, 98, 99, 99.5])
+    dv = sub.add_parser("devsets")
+    dv.add_argument("root", type=Path)
+    dv.add_argument("--repeat", type=int, default=5)
     a = sub.add_parser("allpairs")
     a.add_argument("lib", type=Path)
     a.add_argument("--threshold", type=float)
@@ -677,6 +711,8 @@ def main() -> None:
         sweep(args.lib, args.thresholds)
     elif args.cmd == "allpairs":
         allpairs(args.lib, args.threshold)
+    elif args.cmd == "devsets":
+        devsets(args.root, args.repeat)
     elif args.cmd == "matches":
         matches(args.lib, args.n)
     elif args.cmd == "export-csv":

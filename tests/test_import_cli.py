@@ -104,7 +104,6 @@ BIB = """@inproceedings{ruwase2010lifeguards,
   title = {Caches All the Way Down: Hierarchies for Tiny Devices},
   journal = {Journal of Caches},
   year = {2021},
-  pages = {1-12},
 }
 
 @article{broken2020,

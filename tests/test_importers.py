@@ -171,7 +171,7 @@ def test_plan_sorts_items_into_new_duplicate_repeat_and_near():
 
     lib = [rec(LIFEGUARDS, key="ruwase2010decoupled"),
            rec(CACHES, "Novak, Jan", "2021", key="novak2021caches", pages="1--12")]
-    near = rec(CACHES_NEAR, "Jan Novak", "2021", pages="1-12")
+    near = rec(CACHES_NEAR, "Jan Novak", "2021")  # same pages would make it a duplicate
     # preconditions on the shared matcher: below certainty, above the review floor
     assert not find_matches(near, lib)
     assert find_matches(near, lib, threshold=importers.REVIEW_THRESHOLD)

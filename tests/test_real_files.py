@@ -87,9 +87,17 @@ def test_add_from_and_import_accept_crossref_entries(cli, empty, tmp_path):
     r = cli("import", XAMPL, "-l", other)
     assert r.exit_code == 0, r.stderr
     keys = set(store.load(other).keys())
-    # refused for missing fields before inheritance counted; whole-journal is a parent
-    assert {"incollection-crossref", "inbook-crossref", "book-crossref",
-            "whole-journal"} <= keys
+    # refused for missing fields before inheritance counted; whole-journal is a parent.
+    # The crossref entries restate their -full twins, so the matcher may hold them back
+    # as (near-)duplicates: what matters is that none is refused as invalid.
+    assert "whole-journal" in keys
+    text = XAMPL.read_text(encoding="utf-8").splitlines()
+    lines = {key: n for n, line in enumerate(text, 1) for key in
+             ("incollection-crossref", "inbook-crossref", "book-crossref")
+             if line.lower().startswith("@") and "{" + key + "," in line}
+    invalid = {row.split("\t")[-1] for row in r.stdout.splitlines()
+               if row.startswith("invalid")}
+    assert len(lines) == 3 and not {str(n) for n in lines.values()} & invalid
 
 
 def test_import_of_a_file_with_a_work_twice_keeps_the_fuller_entry(cli, empty):

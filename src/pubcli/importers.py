@@ -335,10 +335,11 @@ def read_source(source: str, text: str, *, fmt: str = "auto",
 
 
 # ------------------------------------------------------------------ matching
-#: Title similarity (dedupe's 0-100 scale) from which a match that
+#: Match probability (percent, dedupe's scale) from which a match that
 #: :data:`pubcli.dedupe.DEFAULT_THRESHOLD` does not reach is a near-duplicate
-#: held back for review. Duplicates are exactly what ``pubcli dedupe`` finds.
-REVIEW_THRESHOLD = 80.0
+#: held back for review ("more likely the same work than not").
+#: Duplicates are exactly what ``pubcli dedupe`` finds.
+REVIEW_THRESHOLD = 50.0
 
 NEW = "new"
 DUPLICATE = "duplicate"    # already in the library

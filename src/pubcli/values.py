@@ -202,7 +202,7 @@ def parse_doi(value: str | None) -> str | None:
         v = _DOI_PREFIX_RE.sub("", v, count=1).strip()
     if "%" in v:
         v = unquote(v)
-    v = v.rstrip(".,;")
+    v = _trim_doi(v)
     return v if DOI_RE.fullmatch(v) else None
 
 
@@ -213,9 +213,21 @@ def find_doi(text: str | None) -> str | None:
     direct = parse_doi(text)
     if direct:
         return direct
-    m = _DOI_SEARCH_RE.search(unquote(text.replace("\\_", "_")) if "%" in text else
-                              text.replace("\\_", "_"))
-    return m.group(0).rstrip(".,;)") if m else None
+    clean = text.replace("\\_", "_").replace("{", "").replace("}", "")
+    m = _DOI_SEARCH_RE.search(unquote(clean) if "%" in clean else clean)
+    return _trim_doi(m.group(0)) if m else None
+
+
+def _trim_doi(doi: str) -> str:
+    """Drop the punctuation a sentence puts after a DOI (an unbalanced ")" too), keeping
+    the brackets that belong to it: ``10.1002/(SICI)1097-4636(199606)``."""
+    doi = doi.rstrip(".,;")
+    while doi and doi[-1] in ")]":
+        opening = "(" if doi[-1] == ")" else "["
+        if doi.count(doi[-1]) <= doi.count(opening):
+            break
+        doi = doi[:-1].rstrip(".,;")
+    return doi
 
 
 def doi_problem(value: str) -> str | None:

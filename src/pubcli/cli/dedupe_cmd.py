@@ -1,4 +1,4 @@
-"""pubcli dedupe: list, check (for pre-commit and CI) and merge duplicate entries."""
+"""pubcli dedupe: list, check (for pre-commit and CI), explain and merge duplicate entries."""
 
 from __future__ import annotations
 
@@ -6,22 +6,23 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import typer
 
-from ..errors import PubcliError, ValidationError
+from ..errors import NotFound, PubcliError, ValidationError
 from . import common
 
 if TYPE_CHECKING:
-    from ..dedupe import Group, MergeResult
+    from ..dedupe import Group, Verdict
     from ..library import Library
 
 PROGRESS_MIN = 20000  # entries: show a progress bar on a terminal from this size up
+_DEFAULT_THRESHOLD = 98  # shown in --help (a test keeps it the core's DEFAULT_THRESHOLD)
 
 
 class DedupeFormat(str, Enum):
-    table = "table"
+    text = "text"
     json = "json"
     github = "github"
 
@@ -37,31 +38,39 @@ def dedupe_command(
     check: bool = typer.Option(False, "--check",
                                help="Exit 1 when there are duplicates, 0 when none (never "
                                     "writes): for pre-commit and CI."),
-    format: DedupeFormat = typer.Option(DedupeFormat.table, "--format", "-f",
-                                        help="table, json, or github (GitHub Actions "
+    format: DedupeFormat = typer.Option(DedupeFormat.text, "--format", "-f",
+                                        help="text, json, or github (GitHub Actions "
                                              "annotations on the entries' lines)."),
     merge: bool = typer.Option(False, "--merge",
                                help="Walk the groups and ask: merge (keeping which entry), "
                                     "skip, or mark as not duplicates."),
-    yes: bool = typer.Option(False, "--yes", "-y",
+    yes: bool = typer.Option(False, "--yes",
                              help="With --merge: merge every group without asking, keeping "
                                   "the published, most complete entry."),
-    dry_run: bool = typer.Option(False, "--dry-run",
+    dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="With --merge: show the merged entries, write nothing."),
     threshold: Optional[float] = typer.Option(
-        None, "--threshold", "-t", metavar="0-100",
-        help="Title similarity a match needs (default 90; the other evidence is still "
-             "required). Lower finds more, with more risk."),
+        None, "--threshold", metavar="0-100",
+        help=f"Match probability (percent) a pair needs (default {_DEFAULT_THRESHOLD}); "
+             "lower finds more, with more risk."),
+    explain: Optional[Tuple[str, str]] = typer.Option(
+        None, "--explain", metavar="KEY1 KEY2",
+        help="Say why two entries do or don't match: each field's weight."),
+    weights: bool = typer.Option(False, "--weights",
+                                 help="Print the weights estimated for this library "
+                                      "(m, u and log2(m/u) per field and level)."),
     library: Optional[Path] = common.LibraryOpt,
 ) -> int:
     """Find entries that describe the same work, even when written differently.
 
-    Two entries match on the same DOI, arXiv id or ISBN, or on near-identical
-    titles (typos, word order, case, accents as LaTeX or Unicode, a dropped
-    subtitle) backed by a shared author and years at most one apart; different
-    DOIs, editions, volumes, pages or "Part 1"/"Part 2" keep them apart. Each
-    group shows the evidence and the rule that decided. Pairs you mark as not
-    duplicates are remembered in <library>.distinct.txt beside the library.
+    The evidence is weighed: each field (title, authors in any format and order,
+    year, venue and volume, issue, pages, DOI, arXiv id, ISBN, PMID, entry type) adds
+    or takes weight, estimated from this library itself, and a pair matches when
+    its match probability reaches the threshold. A common title ("Editorial")
+    counts less than a unique one. Only what is decisive by definition keeps two
+    entries apart outright: "Part 1" / "Part 2", an erratum, reply or comment
+    vs its article, different editions or volumes of a book. Pairs you mark as
+    not duplicates are remembered in <library>.distinct.txt beside the library.
 
     --merge keeps one entry, fills its missing fields from the others, unites
     keywords, reports conflicting values, and records the dropped keys in the
@@ -76,6 +85,10 @@ def dedupe_command(
 
         pubcli dedupe --check --format github
 
+        pubcli dedupe --explain smith2020deep smith2021deep
+
+        pubcli dedupe --weights
+
         pubcli dedupe --merge
 
         pubcli dedupe --merge --yes --dry-run
@@ -86,23 +99,30 @@ def dedupe_command(
         raise ValidationError("--check never writes; use --merge without --check")
     if (yes or dry_run) and not merge:
         raise ValidationError(f"{'--yes' if yes else '--dry-run'} only applies to --merge")
+    if (explain or weights) and (merge or check):
+        raise ValidationError(f"{'--explain' if explain else '--weights'} only reports; "
+                              "use it without --merge and --check")
     if files and library is not None:
         raise ValidationError("give the library either as --library or as FILE arguments")
     paths = [common.library_path(p) for p in files] if files else [common.library_path(library)]
-    if merge and len(paths) > 1:
-        raise ValidationError("--merge works on one library at a time")
+    if (merge or explain or weights) and len(paths) > 1:
+        raise ValidationError("--merge, --explain and --weights work on one library at a time")
 
+    if explain or weights:
+        return _report(paths[0], threshold, explain, weights, format)
+    if merge and yes:
+        return _merge_all(paths[0], threshold, dry_run=dry_run)
     found = 0
     as_json: list[dict] = []
     for path in paths:
         lib, groups = _detect(path, threshold)
         found += len(groups)
         if merge:
-            return _merge(path, lib, groups, yes=yes, dry_run=dry_run)
+            return _merge_asking(path, lib, groups, dry_run=dry_run)
         if format is DedupeFormat.json:
             as_json += _json_groups(path, groups)
             continue
-        if len(paths) > 1 and groups and format is DedupeFormat.table:
+        if len(paths) > 1 and groups and format is DedupeFormat.text:
             common.note(f"{path}: {_summary(len(groups))}")
         _show(path, groups, format)
     if format is DedupeFormat.json:
@@ -117,10 +137,16 @@ def _summary(n: int) -> str:
 
 
 def _detect(path: Path, threshold: float | None) -> tuple["Library", list["Group"]]:
-    from .. import dedupe, distinct, store
+    from .. import store
 
     lib = store.load(path)
     common.report_problems(lib)
+    return lib, _groups(path, lib, threshold)
+
+
+def _groups(path: Path, lib: "Library", threshold: float | None) -> list["Group"]:
+    from .. import dedupe, distinct
+
     remembered = distinct.load(path)
     if len(lib.records) >= PROGRESS_MIN and _stderr_is_terminal():
         from rich.progress import Progress
@@ -131,11 +157,9 @@ def _detect(path: Path, threshold: float | None) -> tuple["Library", list["Group
             def progress(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
 
-            groups = dedupe.find_groups(lib.records, threshold=threshold,
-                                        distinct=remembered, progress=progress)
-    else:
-        groups = dedupe.find_groups(lib.records, threshold=threshold, distinct=remembered)
-    return lib, groups
+            return dedupe.find_groups(lib.records, threshold=threshold,
+                                      distinct=remembered, progress=progress)
+    return dedupe.find_groups(lib.records, threshold=threshold, distinct=remembered)
 
 
 def _stderr_is_terminal() -> bool:
@@ -179,7 +203,8 @@ def _as_github(path: Path, groups: list["Group"]) -> str:
         for rec in g.records:
             others = [r.key for r in g.records if r is not rec]
             links = [lk for lk in g.links if rec in (lk.a, lk.b)]
-            why = "; ".join(links[0].evidence) + f" ({links[0].rule})" if links else ""
+            why = (f"match probability {links[0].score:.1f}% ("
+                   + "; ".join(links[0].evidence[:3]) + ")") if links else ""
             msg = f"'{rec.key}' looks like a duplicate of {', '.join(repr(k) for k in others)}"
             if why:
                 msg += f": {why}"
@@ -238,42 +263,143 @@ def _show(path: Path, groups: list["Group"], fmt: DedupeFormat) -> None:
             console.print(table)
 
 
+# ---------------------------------------------------------------- explain, weights
+def _one(lib: "Library", key: str):
+    found = lib.find(key)
+    if not found:
+        raise NotFound(f"no entry with key '{key}'", path=lib.path)
+    if len(found) > 1:
+        from ..errors import AmbiguousKey
+
+        raise AmbiguousKey(key, found, path=lib.path)
+    return found[0]
+
+
+def _report(path: Path, threshold: float | None, explain: Optional[Tuple[str, str]],
+            weights: bool, fmt: DedupeFormat) -> int:
+    from .. import dedupe, store
+
+    lib = store.load(path)
+    common.report_problems(lib)
+    matcher = dedupe.Matcher(lib.records, threshold=threshold)
+    out: dict = {}
+    if explain:
+        a, b = _one(lib, explain[0]), _one(lib, explain[1])
+        v = matcher.explain(a, b)
+        out["explain"] = _json_verdict(a.key, b.key, v)
+        if fmt is not DedupeFormat.json:
+            sys.stdout.write(_verdict_text(a.key, b.key, v))
+    if weights:
+        model = matcher.model
+        rows = dedupe.weight_lines(model)
+        out["weights"] = {"summary": dedupe.model_summary(model), "prior": model.prior,
+                          "pairs": model.pairs,
+                          "levels": [dict(zip(("field", "level", "m", "u", "weight", "pairs"),
+                                              r)) for r in rows]}
+        if fmt is not DedupeFormat.json:
+            sys.stdout.write(_weights_text(dedupe.model_summary(model), rows))
+    if fmt is DedupeFormat.json:
+        sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _json_verdict(ka: str, kb: str, v: "Verdict") -> dict:
+    return {"a": ka, "b": kb, "duplicate": v.duplicate, "probability": v.score,
+            "weight": round(v.weight, 2), "threshold": v.threshold,
+            "vetoes": [{"kind": x.kind.name.lower(), "text": x.text} for x in v.vetoes],
+            "fields": [{"field": c.field.value, "level": c.level_name, "shown": c.shown,
+                        "weight": round(c.weight, 2), "note": c.note}
+                       for c in v.contributions]}
+
+
+def _verdict_text(ka: str, kb: str, v: "Verdict") -> str:
+    lines = [f"{ka} ~ {kb}: {v.summary}"]
+    if v.vetoes and not v.duplicate:
+        lines.append(f"  (weighed: match probability {v.score:.1f}%, {v.weight:+.1f} bits)")
+    lines += [f"  {c}" for c in sorted(v.contributions, key=lambda c: -abs(c.weight))]
+    return "\n".join(lines) + "\n"
+
+
+def _weights_text(summary: str, rows: list[tuple[str, str, str, str, str, str]]) -> str:
+    lines = [summary, "weight: log2(m/u), moved toward the prior where few pairs show a level",
+             f"{'field':<8} {'level':<16} {'m':>6} {'u':>6} {'weight':>7} {'pairs':>7}"]
+    lines += [f"{f:<8} {lv:<16} {m:>6} {u:>6} {w:>7} {n:>7}" for f, lv, m, u, w, n in rows]
+    return "\n".join(lines) + "\n"
+
+
 # ---------------------------------------------------------------- merging
-def _merge(path: Path, lib: "Library", groups: list["Group"], *, yes: bool,
-           dry_run: bool) -> int:
-    from .. import bibtex, dedupe, distinct, store
+def _merge_all(path: Path, threshold: float | None, *, dry_run: bool) -> int:
+    """--merge --yes: load, plan and write under one lock (nothing asks, so nothing
+    can change in between)."""
+    from .. import bibtex, dedupe, store
+
+    with store.transaction(path, dry_run=dry_run,
+                           on_wait=lambda m: common.note(m)) as live:
+        common.report_problems(live)
+        groups = _groups(path, live, threshold)
+        if not groups:
+            common.note("no duplicates found")
+            return 0
+        plans = dedupe.plan_merges(groups)
+        indent = bibtex.detect_indent(live.text)
+        for p in plans:
+            if p.result is None:
+                common.warn(f"skipped group {p.number} ({', '.join(r.key for r in p.records)}):"
+                            f" {p.skipped}; merge it with 'pubcli dedupe --merge' and decide "
+                            "yourself")
+                continue
+            result = p.result
+            for c in result.conflicts:
+                common.warn(f"{result.record.key}: kept {c.field} = {c.kept!r}; "
+                            + "; ".join(f"{k} had {v!r}" for k, v in c.others))
+            merged = _apply(live, result.kept, result.dropped, result.record)
+            if dry_run:
+                sys.stdout.write(bibtex.format_entry(merged, indent=indent,
+                                                     newline=live.newline) + "\n")
+    _merged_notes([p.result for p in plans if p.result is not None], dry_run)
+    if not any(p.result for p in plans):
+        common.note("nothing merged")
+    return 0
+
+
+def _apply(live: "Library", kept, dropped, record):
+    merged = kept.copy(type=record.type, fields=record.fields)
+    live.replace(kept, merged)
+    for rec in dropped:
+        live.remove(rec)
+    return merged
+
+
+def _merged_notes(results, dry_run: bool) -> None:
+    verb = "would merge" if dry_run else "merged"
+    for result in results:
+        common.note(f"{verb} {', '.join(result.dropped_keys)} into {result.record.key}")
+
+
+def _merge_asking(path: Path, lib: "Library", groups: list["Group"], *, dry_run: bool) -> int:
+    from .. import bibtex, distinct, store
+    from . import merge_dialog
 
     if not groups:
         common.note("no duplicates found")
         return 0
-    plans: list[tuple["Group", "MergeResult"]] = []
+    plans = []
     not_dups: list[tuple[str, str]] = []
-    console = _stderr_console() if not yes else None
+    console = _stderr_console()
     for n, g in enumerate(groups, 1):
-        if yes:
-            if g.conflicts:
-                common.warn(f"skipped group {n} ({', '.join(g.keys)}): {g.conflicts[0]}; "
-                            "merge it with 'pubcli dedupe --merge' and decide yourself")
-                continue
-            result = dedupe.merge(g.records, dedupe.suggest_keep(g.records))
-            for c in result.conflicts:
-                common.warn(f"{result.record.key}: kept {c.field} = {c.kept!r}; "
-                            + "; ".join(f"{k} had {v!r}" for k, v in c.others))
-            plans.append((g, result))
-            continue
-        decision = _ask(console, n, len(groups), g)
+        decision = merge_dialog.ask(console, n, len(groups), g, _tables)
         if decision is None:  # quit
             break
-        if decision == "skip":
+        if decision == merge_dialog.SKIP:
             continue
-        if decision == "distinct":
+        if decision == merge_dialog.DISTINCT:
             recs = g.records
             not_dups += [(recs[i].key, recs[j].key) for i in range(len(recs))
                          for j in range(i + 1, len(recs))]
             continue
         plans.append((g, decision))
 
-    fmt_indent = bibtex.detect_indent(lib.text)
+    indent = bibtex.detect_indent(lib.text)
     with store.transaction(path, dry_run=dry_run,
                            on_wait=lambda m: common.note(m)) as live:
         for g, result in plans:
@@ -282,20 +408,12 @@ def _merge(path: Path, lib: "Library", groups: list["Group"], *, yes: bool,
                 if now[id(rec)] is None:
                     raise LibraryChanged(f"'{rec.key}' changed while pubcli was asking; "
                                          "nothing was written: run the merge again", path=path)
-            keep = result.record
-            kept = next(r for r in g.records if r.key == keep.key)
-            target = now[id(kept)]
-            merged = target.copy(type=keep.type, fields=keep.fields)
-            live.replace(target, merged)
-            for rec in g.records:
-                if rec is not kept:
-                    live.remove(now[id(rec)])
+            merged = _apply(live, now[id(result.kept)],
+                            [now[id(r)] for r in result.dropped], result.record)
             if dry_run:
-                sys.stdout.write(bibtex.format_entry(merged, indent=fmt_indent,
+                sys.stdout.write(bibtex.format_entry(merged, indent=indent,
                                                      newline=live.newline) + "\n")
-    verb = "would merge" if dry_run else "merged"
-    for g, result in plans:
-        common.note(f"{verb} {', '.join(result.dropped_keys)} into {result.record.key}")
+    _merged_notes([r for _, r in plans], dry_run)
     if not_dups:
         if dry_run:
             common.note(f"would remember {len(not_dups)} pair(s) as not duplicates in "
@@ -308,50 +426,6 @@ def _merge(path: Path, lib: "Library", groups: list["Group"], *, yes: bool,
     if not plans and not not_dups:
         common.note("nothing merged")
     return 0
-
-
-def _ask(console, n: int, total: int, g: "Group"):
-    """One group's decision: a MergeResult, "skip", "distinct", or None (quit)."""
-    from rich.markup import escape
-    from rich.prompt import Prompt
-
-    from .. import dedupe
-
-    for table in _tables([g]):
-        table.title = f"Group {n} of {total}: {len(g.records)} entries, score {g.score:.0f}"
-        console.print(table)
-    try:
-        action = Prompt.ask("merge (m), skip (s), mark as not duplicates (d), or quit (q)",
-                            choices=["m", "s", "d", "q"], default="m", console=console)
-        if action == "q":
-            return None
-        if action == "s":
-            return "skip"
-        if action == "d":
-            return "distinct"
-        keys = g.keys
-        default = keys.index(dedupe.suggest_keep(g.records)) + 1
-        pick = Prompt.ask("keep which entry", choices=[str(i) for i in range(1, len(keys) + 1)],
-                          default=str(default), console=console)
-        result = dedupe.merge(g.records, keys[int(pick) - 1])
-        for c in result.conflicts:
-            options = [(result.record.key, c.kept)] + c.others
-            console.print(f"[bold]{escape(c.field)}[/bold] differs:")
-            for i, (k, v) in enumerate(options, 1):
-                console.print(f"  {i}. {escape(v)}  [dim]({escape(k)})[/dim]", highlight=False)
-            choice = Prompt.ask(f"keep which {c.field}",
-                                choices=[str(i) for i in range(1, len(options) + 1)],
-                                default="1", console=console)
-            value = options[int(choice) - 1][1]
-            if c.field == "@type":
-                result.record = result.record.copy(type=value)
-            else:
-                fields = dict(result.record.fields)
-                fields[c.field] = value
-                result.record = result.record.copy(fields=fields)
-        return result
-    except EOFError:
-        raise typer.Abort() from None
 
 
 def register(app: typer.Typer) -> None:

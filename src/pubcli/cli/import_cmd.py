@@ -47,8 +47,8 @@ def import_command(
 
     Each item is matched against the library and the items before it, with
     the matcher of 'pubcli dedupe': duplicates are skipped and counted;
-    near-duplicates (what the matcher accepts with a title similarity of 80
-    but not at its default of 90) are held back and listed for review
+    near-duplicates (a match probability of 50% but below the matcher's
+    default) are held back and listed for review
     (--add-near adds them). stdout gets one line per item: STATUS, KEY (when
     added), YEAR, TITLE, the matching entry or the problem, and the item's
     LINE in FILE (tab-separated when piped); a summary goes to stderr.

@@ -1,0 +1,263 @@
+"""Blocking: which pairs of a library are worth comparing at all.
+
+Candidate pairs come from exact keys (identifiers, identical titles, identical
+word sets, a title equal to another's main title) and from a sorted
+neighbourhood over the distinct titles in three orders (as written, words
+sorted, reversed), scored in C by rapidfuzz. Only those pairs are compared in full. Everything is ordered by
+record index, and the matcher numbers records in a canonical (content) order,
+so the pairs do not depend on the order of the file.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Callable, Iterator, Sequence
+
+from ..model import Record
+from .evidence import Features
+from .identifiers import BOOKLIKE
+from .normalise import title_score
+
+#: Sorted-neighbourhood window (neighbours compared per record and pass).
+WINDOW = 6
+#: Title similarity (rapidfuzz ``ratio``, 0-100) a neighbour needs to be a candidate.
+BLOCK_CUT = 72.0
+_BIG_BLOCK = 60  # beyond this many entries with one key, pairs are taken more selectively
+_ID_TEXT_FIELDS = frozenset({"doi", "url", "eprint", "arxiv", "journal", "journaltitle", "note",
+                             "howpublished"})
+
+
+class Index:
+    """All records' features, with exact-title maps, for repeated look-ups."""
+
+    def __init__(self, records: Sequence[Record]) -> None:
+        self.feats: list[Features] = []
+        self.titles: list[str] = []
+        self.by_title: dict[str, list[int]] = {}
+        self._blobs: dict[str, _Blob] = {}
+        self._sorted: list[str] = []
+        self._series: dict[str, bool] = {}
+        self._subtitled: dict[str, set[str]] | None = None  # main title -> full titles
+        for rec in records:
+            self.add(rec)
+
+    def add(self, rec: Record) -> Features:
+        i = len(self.feats)
+        s = Features(rec, i)
+        self.feats.append(s)
+        self.titles.append(s.title)
+        if s.title:
+            self.by_title.setdefault(s.title, []).append(i)
+        if self._subtitled is not None and s.main:
+            self._subtitled.setdefault(s.main, set()).add(s.title)
+            self._series.pop(s.main, None)
+        return s
+
+    def series(self, s: Features) -> bool:
+        """Do two or more different titles in the index read "<s's title>: ..."?"""
+        got = self._series.get(s.title)
+        if got is None:
+            if self._subtitled is None:
+                self._subtitled = {}
+                for f in self.feats:
+                    if f.main:
+                        self._subtitled.setdefault(f.main, set()).add(f.title)
+            got = self._series[s.title] = _is_series(self._subtitled.get(s.title, set()))
+        return got
+
+    def _blob(self, name: str) -> "_Blob":
+        """All records' identifier-bearing text, or all titles, as one searchable string
+        (built once per index; a search is then one C-speed ``str.find`` loop)."""
+        blob = self._blobs.get(name)
+        if blob is None or blob.size != len(self.feats):
+            if name == "titles":
+                texts = self.titles
+            else:
+                texts = ["\t".join(v.lower() for n, v in s.record.fields.items()
+                                    if n in _ID_TEXT_FIELDS) for s in self.feats]
+            blob = self._blobs[name] = _Blob(texts)
+        return blob
+
+    def _id_candidates(self, s: Features) -> set[int]:
+        out: set[int] = set()
+        for needle, attr in ((s.doi, "doi"), (s.arxiv, "arxiv")):
+            if needle:
+                out.update(i for i in self._blob("ids").containing(needle)
+                           if getattr(self.feats[i], attr) == needle)
+        if s.isbn:
+            out.update(i for i, o in enumerate(self.feats)
+                       if o.record.type in BOOKLIKE and o.isbn == s.isbn)
+        return out
+
+    def candidates(self, s: Features) -> set[int]:
+        """Indexes of records that might match ``s`` (identifiers, titles)."""
+        from rapidfuzz import fuzz, process
+
+        out = self._id_candidates(s) if (s.doi or s.arxiv or s.isbn) else set()
+        if s.title:
+            if len(self._sorted) != len(self.feats):  # words in order: ratio = token_sort_ratio
+                self._sorted.extend(o.sorted_title for o in self.feats[len(self._sorted):])
+            for query, choices in ((s.title, self.titles), (s.sorted_title, self._sorted)):
+                for _, _, j in process.extract(query, choices, scorer=fuzz.ratio,
+                                               processor=None, score_cutoff=BLOCK_CUT,
+                                               limit=None):
+                    out.add(j)
+            # a title without its subtitle: one title starts with the other
+            out.update(self._blob("titles").starting(s.title + " "))
+            if s.main:
+                out.update(self.by_title.get(s.main, ()))
+        return out
+
+
+class _Blob:
+    """Strings joined by newlines, searchable as one (substring or prefix)."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.size = len(texts)
+        parts = []
+        starts = []
+        pos = 1
+        for t in texts:
+            t = t.replace("\n", " ")
+            starts.append(pos)
+            parts.append(t)
+            pos += len(t) + 1
+        self.text = "\n" + "\n".join(parts) + "\n"
+        self.starts = starts
+
+    def _hits(self, needle: str, shift: int = 0) -> Iterator[int]:
+
+
+        text, find = self.text, self.text.find
+        i = find(needle)
+        while i >= 0:
+            k = bisect.bisect_right(self.starts, i + shift) - 1
+            yield k
+            nxt = text.find("\n", i + 1)
+            i = find(needle, nxt) if nxt >= 0 else -1
+
+    def containing(self, needle: str) -> Iterator[int]:
+        return self._hits(needle) if needle and "\n" not in needle else iter(())
+
+    def starting(self, head: str) -> Iterator[int]:
+        return self._hits("\n" + head, 1) if head and "\n" not in head else iter(())
+
+
+def _is_series(titles: set[str]) -> bool:
+    """Titles sharing a main title but clearly different after it ("X: part A",
+    "X: part B"; not "X: a sub-title" and "X: a sub-tilte")."""
+    ts = sorted(titles)[:12]
+    return any(title_score(x, y) < 90 for i, x in enumerate(ts) for y in ts[i + 1:])
+
+
+def _pairs_within(members: list[int], sigs: list[Features], out: set[tuple[int, int]]
+                  ) -> None:
+    """All pairs of a block; a big block is split by first author (then year) first."""
+    if len(members) <= _BIG_BLOCK:
+        for x in range(len(members)):
+            i = members[x]
+            for j in members[x + 1:]:
+                out.add((i, j) if i < j else (j, i))
+        return
+    sub: dict[tuple, list[int]] = {}
+    for i in members:
+        au = sigs[i].authors
+        sub.setdefault((au[0][0][-1] if au else "", sigs[i].year), []).append(i)
+    for part in sub.values():
+        if len(part) <= 4 * _BIG_BLOCK:
+            _pairs_within(part[:_BIG_BLOCK], sigs, out) if len(part) > _BIG_BLOCK else \
+                _pairs_within(part, sigs, out)
+
+
+def block(index: Index, *, window: int = WINDOW,
+          progress: Callable[[int, int], None] | None = None) -> set[tuple[int, int]]:
+    """Candidate pairs (i < j) worth judging: shared identifiers, identical titles
+    or word sets, a title equal to another's main title, and titles (or main titles)
+    near each other in one of three sort orders whose ``ratio`` passes a loose cut
+    (scored in C by rapidfuzz)."""
+    sigs = index.feats
+    pairs: set[tuple[int, int]] = set()
+    # exact keys
+    ids: dict[tuple[str, str], list[int]] = {}
+    for s in sigs:
+        doi, arxiv, isbn = s._identifiers()
+        if doi:
+            ids.setdefault(("doi", doi), []).append(s.index)
+        if arxiv:
+            ids.setdefault(("arxiv", arxiv), []).append(s.index)
+        if isbn:
+            ids.setdefault(("isbn", isbn), []).append(s.index)
+        if s.pmid:
+            ids.setdefault(("pmid", s.pmid), []).append(s.index)
+    for members in ids.values():
+        if len(members) > 1:
+            _pairs_within(members, sigs, pairs)
+    for members in index.by_title.values():
+        if len(members) > 1:
+            _pairs_within(members, sigs, pairs)
+    # sorted neighbourhood over distinct keys, in three orders
+    cut = BLOCK_CUT
+    by_sorted: dict[str, list[int]] = {}
+    for s in sigs:
+        if s.title:
+            by_sorted.setdefault(s.sorted_title, []).append(s.index)
+    for members in by_sorted.values():
+        if len(members) > 1:
+            _pairs_within(members, sigs, pairs)
+    # titles and main titles (without the subtitle) share the first order, so that
+    # "title" meets "title: subtitle" even with a typo
+    by_main: dict[str, list[int]] = {}
+    for s in sigs:
+        if s.main:
+            by_main.setdefault(s.main, []).append(s.index)
+    for key, shorter in by_main.items():
+        same = index.by_title.get(key)
+        if same and len(same) * len(shorter) <= _BIG_BLOCK * _BIG_BLOCK:
+            for i in same:
+                for j in shorter:
+                    if i != j:
+                        pairs.add((i, j) if i < j else (j, i))
+    uniq = list(index.by_title)
+    no_members: list[int] = []
+
+    def title_or_main(key: str) -> list[int]:
+        return index.by_title.get(key, no_members) + by_main.get(key, no_members)
+
+    passes: list[tuple[list[str], Callable[[str], list[int]]]] = [
+        (sorted(set(uniq).union(by_main)), title_or_main),
+        (sorted(by_sorted), by_sorted.__getitem__),
+    ]
+    rev = {t[::-1]: t for t in uniq}
+    passes.append((sorted(rev), lambda r: index.by_title[rev[r]]))
+    total = sum(len(keys) for keys, _ in passes)
+    done = 0
+    for keys, members_of in passes:
+        for p, q in _neighbour_hits(keys, window, cut):
+            gi, gj = members_of(keys[p]), members_of(keys[q])
+            if len(gi) * len(gj) > _BIG_BLOCK * _BIG_BLOCK:
+                continue
+            for i in gi:
+                for j in gj:
+                    if i != j:
+                        pairs.add((i, j) if i < j else (j, i))
+        done += len(keys)
+        if progress is not None:
+            progress(done, total)
+    return pairs
+
+
+def _neighbour_hits(keys: list[str], window: int, cut: float) -> Iterator[tuple[int, int]]:
+    """Positions (p, q), p < q <= p + window, of sorted ``keys`` whose ``ratio`` >= cut:
+    one rapidfuzz ``extract`` call per key (measured faster than ``cpdist`` on all cores
+    of a shared 2-core machine, and no numpy import)."""
+    from rapidfuzz import fuzz, process
+
+    n = len(keys)
+    extract = process.extract
+    ratio = fuzz.ratio
+    for p in range(n - 1):
+        for _, _, off in extract(keys[p], keys[p + 1:p + 1 + window], scorer=ratio,
+                                 processor=None, score_cutoff=cut, limit=None):
+            yield p, p + 1 + off
+
+

@@ -1,0 +1,534 @@
+"""What two records say about each other: typed comparison levels and vetoes.
+
+:class:`Features` holds what the matcher needs from one record (parsed once,
+lazily). :func:`compare` turns a pair into a :class:`Comparison`: one level
+per :class:`Field` (or :data:`MISSING`), the values shown for each, and the
+:class:`Veto` values for what is decisive by definition. How much each level
+weighs is not decided here (see :mod:`.weights`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Callable, Sequence
+
+from ..model import Record
+from .identifiers import (BOOKLIKE, PREPRINT_DOI, arxiv_id, edition_value, issue_value,
+                          normalise_doi, normalise_isbn, page_range, pmid, volume_value)
+from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
+                        _has_separator, _main_title, _marker_difference, _normalise, _unmatched_words,
+                        normalise,
+                        strip_annotations, title_score)
+from .people import Person, _author_index, _parse_authors, person_match, shared_authors
+from .venues import venue_relation
+
+MISSING = -1
+
+
+class Field(str, Enum):
+    """The compared fields, in the order of a comparison vector."""
+
+    TITLE = "title"
+    AUTHORS = "authors"
+    YEAR = "year"
+    VENUE = "venue"     # with the volume: both say which issue
+    NUMBER = "number"
+    PAGES = "pages"
+    DOI = "doi"
+    ARXIV = "arxiv"
+    ISBN = "isbn"
+    TYPE = "type"
+    PMID = "pmid"
+
+
+FIELDS: tuple[Field, ...] = tuple(Field)
+
+#: Level names per field, strongest agreement first.
+LEVELS: dict[Field, tuple[str, ...]] = {
+    Field.TITLE: ("exact", "exact, common", "95+", "88+", "main title", "a word replaced", "70+",
+                  "different"),
+    Field.AUTHORS: ("all, 3+", "all", "all, reordered", "most, 3+", "most", "some", "none",
+                    "none of 1"),
+    Field.YEAR: ("same", "1 apart", "1 apart, a preprint", "2 apart", "further"),
+    Field.VENUE: ("same volume", "same venue", "unclear", "other volume", "different"),
+    Field.NUMBER: ("same", "different"),
+    Field.PAGES: ("same", "same first page", "different"),
+    Field.DOI: ("same", "different"),
+    Field.ARXIV: ("same", "different"),
+    Field.ISBN: ("same", "different"),
+    Field.TYPE: ("same", "compatible", "different"),
+    Field.PMID: ("same", "different"),
+}
+T_EXACT, T_COMMON, T_95, T_88, T_MAIN, T_WORD, T_70, T_LOW = range(8)
+
+
+class VetoKind(str, Enum):
+    """What makes two records different works by definition."""
+
+    PART = "different parts"            # "Part 1" / "Part 2"
+    NOTICE = "notice vs work"           # an erratum, reply or comment vs its article
+    EDITION = "different editions"
+    BOOK_VOLUME = "different volumes"   # of a book
+    MARKED = "marked distinct"          # a user said so (pubcli.distinct)
+
+
+@dataclass(frozen=True)
+class Veto:
+    kind: VetoKind
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Comparison:
+    """One pair compared: a level per field (:data:`MISSING` when a side lacks it),
+    the vetoes, and (worked out when first asked) what each side said."""
+
+    __slots__ = ("levels", "vetoes", "title_score", "title_key", "_shown", "_describe")
+
+    def __init__(self, levels: tuple[int, ...], shown: tuple[str, ...] | Callable[[], tuple[str, ...]],
+                 vetoes: tuple[Veto, ...], title_score: float, title_key: str = "") -> None:
+        self.levels = levels
+        self.vetoes = vetoes
+        self.title_score = title_score
+        #: The normalised title both share exactly ("" otherwise), for term frequency.
+        self.title_key = title_key
+        if callable(shown):
+            self._shown: tuple[str, ...] | None = None
+            self._describe: Callable[[], tuple[str, ...]] | None = shown
+        else:
+            self._shown, self._describe = shown, None
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """What each side said, per field ("97", "3 of 4", "1443/1444")."""
+        if self._shown is None:
+            assert self._describe is not None
+            self._shown, self._describe = self._describe(), None
+        return self._shown
+
+    def level(self, f: Field) -> int:
+        return self.levels[FIELDS.index(f)]
+
+
+# ---------------------------------------------------------------- one record
+_TYPE_FAMILY = {"article": "article", "inproceedings": "paper", "conference": "paper",
+                "book": "book", "mvbook": "book", "incollection": "chapter", "inbook": "chapter",
+                "phdthesis": "thesis", "mastersthesis": "thesis", "thesis": "thesis",
+                "proceedings": "proceedings", "collection": "book"}
+#: Types any work can be written as on the way (preprint, report, web page).
+_LOOSE_TYPES = frozenset({"misc", "unpublished", "online", "electronic", "www", "preprint",
+                          "techreport", "report", "manual", "booklet", ""})
+
+
+_BOOK_DOI_RE = re.compile(r"/97[89]-?\d")  # a DOI built on an ISBN: a book's
+_PART_TYPES = frozenset({"incollection", "inbook", "inproceedings", "chapter"})
+
+
+class Features:
+    """What the matcher needs from one record: the title at once, the rest on the
+    first comparison."""
+
+    __slots__ = ("record", "index", "title", "_sorted", "_main", "_authors", "_ids",
+                 "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio")
+
+    def __init__(self, record: Record, index: int = 0) -> None:
+        self.record = record
+        self.index = index
+        self.title = _normalise(strip_annotations(record.fields.get("title", "")))
+        self._sorted: str | None = None
+        self._main: str | None = None
+        self._authors: tuple | None = None
+        self._ids: tuple | None = None
+        self._tokens: list[str] | None = None
+        self._aindex: dict[str, list[int]] | None = None
+        self._venue: str | None = None
+        self._biblio: tuple | None = None
+
+    # titles
+    def _detail(self) -> None:
+        toks = self.title.split()
+        self._tokens = toks
+        self._content = [t for t in toks if t not in _STOP and len(t) > 1]
+        if _MAYBE_NUMBER_RE.search(self.title):
+            self._nums, self._parts = _title_numbers(toks)
+        else:
+            self._nums, self._parts = (), ()
+
+    @property
+    def tokens(self) -> list[str]:
+        if self._tokens is None:
+            self._detail()
+        return self._tokens  # type: ignore[return-value]
+
+    @property
+    def content_tokens(self) -> list[str]:
+        if self._tokens is None:
+            self._detail()
+        return self._content
+
+    @property
+    def nums(self) -> tuple[str, ...]:
+        if self._tokens is None:
+            self._detail()
+        return self._nums
+
+    @property
+    def part_nums(self) -> tuple[str, ...]:
+        """Numbers that name a part ("Part 2", "Phase III", "II")."""
+        if self._tokens is None:
+            self._detail()
+        return self._parts
+
+    @property
+    def sorted_title(self) -> str:
+        if self._sorted is None:
+            t = self.title
+            self._sorted = " ".join(sorted(t.split())) if " " in t else t
+        return self._sorted
+
+    @property
+    def main(self) -> str:
+        """The normalised title before its subtitle, "" when it has none."""
+        if self._main is None:
+            raw = strip_annotations(self.record.fields.get("title", ""))
+            main = _main_title(raw) if raw and _has_separator(raw) else ""
+            self._main = "" if main == self.title else main
+        return self._main
+
+    # the rest
+    @property
+    def year(self) -> int | None:
+        return self.record.year
+
+    @property
+    def venue(self) -> str:
+        if self._venue is None:
+            f = self.record.fields
+            venue = ""
+            for name in ("journal", "journaltitle", "booktitle", "series"):
+                if f.get(name):
+                    venue = normalise(f[name])
+                    break
+            self._venue = venue
+        return self._venue
+
+    @property
+    def authors(self) -> tuple[Person, ...]:
+        if self._authors is None:
+            f = self.record.fields
+            self._authors = _parse_authors(f.get("author") or f.get("editor") or "")
+        return self._authors
+
+    @property
+    def author_index(self) -> dict[str, list[int]]:
+        if self._aindex is None:
+            self._aindex = _author_index(self.authors)
+        return self._aindex
+
+    def _identifiers(self) -> tuple[str, str, str]:
+        if self._ids is None:
+            f = self.record.fields
+            v = f.get("doi")
+            doi = normalise_doi(v) if v else ""
+            if not doi:
+                for name in ("url", "note"):
+                    v = f.get(name)
+                    if v and ("10." in v):
+                        doi = normalise_doi(v)
+                        if doi:
+                            break
+            arxiv = ""
+            if "eprint" in f or "arxiv" in f:
+                arxiv = arxiv_id(f)
+            else:
+                joined = "\0".join(f.values())
+                if "rxiv" in joined or "rXiv" in joined or "RXIV" in joined:
+                    arxiv = arxiv_id(f)
+            if doi.startswith("10.48550/arxiv."):
+                arxiv = arxiv or doi.split("arxiv.", 1)[1]
+            isbn = normalise_isbn(f.get("isbn")) if self.record.type in BOOKLIKE else ""
+            self._ids = (doi, arxiv, isbn)
+        return self._ids
+
+    @property
+    def doi(self) -> str:
+        return self._identifiers()[0]
+
+    @property
+    def arxiv(self) -> str:
+        return self._identifiers()[1]
+
+    @property
+    def isbn(self) -> str:
+        return self._identifiers()[2]
+
+    @property
+    def pmid(self) -> str:
+        """The PubMed id ("pmid" field), "" when none."""
+        return pmid(self.record.fields) if "pmid" in self.record.fields else ""
+
+    @property
+    def biblio(self) -> tuple[str, str, tuple[str, str] | None, str]:
+        """(volume, issue, page range, edition), each "" / None when absent or junk."""
+        if self._biblio is None:
+            f = self.record.fields
+            self._biblio = (volume_value(f.get("volume")), issue_value(f.get("number")),
+                            page_range(f.get("pages")), edition_value(f.get("edition")))
+        return self._biblio
+
+    def field(self, name: str) -> str:
+        return self.record.fields.get(name, "")
+
+
+def _title_numbers(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(all numbers of a title, the numbers naming a part), each sorted."""
+    out: list[str] = []
+    parts: list[str] = []
+    prev = ""
+    for tok in tokens:
+        n = ""
+        if tok.isdigit():
+            n = tok.lstrip("0") or "0"
+            if prev in _PART_WORDS:
+                parts.append(n)
+        elif prev in _PART_WORDS and (tok in _ROMAN or tok in _NUMBER_WORDS):
+            n = _ROMAN.get(tok) or _NUMBER_WORDS[tok]
+            parts.append(n)
+        elif tok in _ROMAN and tok not in ("i", "v", "x"):
+            n = _ROMAN[tok]
+            parts.append(n)
+        if n:
+            out.append(n)
+        prev = tok
+    return tuple(sorted(out)), tuple(sorted(parts))
+
+
+# ---------------------------------------------------------------- one pair
+def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | None
+                 ) -> tuple[int, float, str]:
+    if not (a.title and b.title):
+        return MISSING, 0.0, ""
+    if a.title == b.title:
+        return T_EXACT, 100.0, "100"
+    score = title_score(a.title, b.title)
+    if score >= 100:
+        return T_EXACT, score, "100 (words reordered)"
+    if score >= 88:
+        ua, ub = _unmatched_words(a.tokens, b.tokens)
+        if ua and ub:  # a word replaced ("adults" / "children"), not only added
+            return T_WORD, score, f"{score:.0f}, {ua[0] if ua else '-'} / {ub[0] if ub else '-'}"
+    if score >= 95:
+        return T_95, score, f"{score:.0f}"
+    short, long_ = (a, b) if len(a.title) <= len(b.title) else (b, a)
+    if len(short.content_tokens) >= 3 and len(short.title) >= 20 \
+            and not (series is not None and series(short)):
+        if long_.main and not short.main and title_score(short.title, long_.main) >= 95:
+            return T_MAIN, score, "without the subtitle"
+        if len(short.content_tokens) >= 5 and len(long_.title) > len(short.title) + 8:
+            if short.title in long_.title:
+                return T_MAIN, score, "inside the other"
+            if score >= 70 and _partial(short.title, long_.title) >= 95:
+                return T_MAIN, score, "nearly inside the other"
+    if score >= 88:
+        return T_88, score, f"{score:.0f}"
+    if score >= 70:
+        return T_70, score, f"{score:.0f}"
+    return T_LOW, score, f"{score:.0f}"
+
+
+def _partial(short: str, long_: str) -> float:
+    """How well ``short`` matches its best place in ``long_`` (a title cut short or
+    with text around it: "k shim fast similarity search ...")."""
+    from rapidfuzz import fuzz
+
+    return fuzz.partial_ratio(short, long_)
+
+
+def _author_level(a: Features, b: Features) -> tuple[int, str]:
+    au_a, au_b = a.authors, b.authors
+    if not (au_a and au_b):
+        return MISSING, ""
+    if len(au_a) > len(au_b) or (len(au_a) == len(au_b) and a.index > b.index):
+        a, b, au_a, au_b = b, a, au_b, au_a
+    shared = shared_authors(au_a, au_b, b.author_index)
+    smaller = len(au_a)
+    shown = f"{shared} of {smaller}"
+    if shared >= smaller:
+        if smaller > 1 and not person_match(au_a[0], au_b[0]):
+            return 2, shown + ", another first author"
+        return (0 if smaller >= 3 else 1), shown
+    if 2 * shared >= smaller:
+        return (3 if shared >= 3 else 4), shown
+    if shared:
+        return 5, shown
+    return (7 if smaller == 1 else 6), shown
+
+
+def _type_level(a: Record, b: Record) -> int:
+    ta, tb = a.type, b.type
+    if ta == tb:
+        return 0
+    if ta in _LOOSE_TYPES or tb in _LOOSE_TYPES:
+        return 1
+    fa, fb = _TYPE_FAMILY.get(ta, ta), _TYPE_FAMILY.get(tb, tb)
+    if fa == fb:
+        return 0
+    if "thesis" in (fa, fb):
+        return 1
+    return 2
+
+
+def _venue_level(va: str, vb: str, volume: int) -> int:
+    """Venue and volume as one field (they say one thing: which issue)."""
+    rel = venue_relation(va, vb) if va and vb else ""
+    if volume == 1:
+        return 3
+    if rel == "different":
+        return 4
+    if volume == 0:
+        return 0
+    if rel == "same":
+        return 1
+    if rel == "unclear":
+        return 2
+    return MISSING
+
+
+def _same_or_not(x: str, y: str) -> int:
+    return MISSING if not (x and y) else (0 if x == y else 1)
+
+
+def _title(a: Features, b: Features, series: Callable[[Features], bool] | None,
+           common: Callable[[Features], bool] | None) -> tuple[int, float, str]:
+    t_level, t_score, t_shown = _title_level(a, b, series)
+    if t_level == T_EXACT and (len(a.content_tokens) <= 2 or len(b.content_tokens) <= 2
+                               or (common is not None and (common(a) or common(b)))):
+        t_level = T_COMMON
+    return t_level, t_score, t_shown
+
+
+def _year(a: Features, b: Features) -> tuple[int, str]:
+    ya, yb = a.year, b.year
+    if not (ya and yb):
+        return MISSING, ""
+    d = abs(ya - yb)
+    y_level = (0, 1, 3)[d] if d <= 2 else 4
+    if d == 1 and (a.record.type in _LOOSE_TYPES or b.record.type in _LOOSE_TYPES):
+        y_level = 2  # a preprint and its published version, a year on
+    return y_level, (str(ya) if d == 0 else f"{min(ya, yb)}/{max(ya, yb)}")
+
+
+def _cheap(a: Features, b: Features) -> tuple[int, ...]:
+    """(number, pages, DOI, arXiv, ISBN, type, PMID) levels: the fields that cost little."""
+    _, iss_a, pages_a, _ = a.biblio
+    _, iss_b, pages_b, _ = b.biblio
+    if iss_a and iss_b:
+        num_level = 0 if iss_a == iss_b else (1 if iss_a.isdigit() and iss_b.isdigit()
+                                               else MISSING)
+    else:
+        num_level = MISSING
+    if pages_a and pages_b:
+        p_level = 0 if pages_a == pages_b else (1 if pages_a[0] == pages_b[0] else 2)
+    else:
+        p_level = MISSING
+    doi_a, arx_a, isbn_a = a._identifiers()
+    doi_b, arx_b, isbn_b = b._identifiers()
+    if doi_a and doi_b and doi_a != doi_b and (doi_a.startswith(PREPRINT_DOI)
+                                               != doi_b.startswith(PREPRINT_DOI)):
+        doi_level = MISSING  # a preprint server's DOI says nothing against a publisher's
+    elif doi_a and doi_a == doi_b and _BOOK_DOI_RE.search(doi_a) \
+            and a.record.type in _PART_TYPES and b.record.type in _PART_TYPES:
+        doi_level = MISSING  # two chapters citing their book's DOI: it names neither
+    else:
+        doi_level = _same_or_not(doi_a, doi_b)
+    return (num_level, p_level, doi_level, _same_or_not(arx_a, arx_b),
+            _same_or_not(isbn_a, isbn_b), _type_level(a.record, b.record),
+            _same_or_not(a.pmid, b.pmid))
+
+
+def quick_levels(a: Features, b: Features, *,
+                 series: Callable[[Features], bool] | None = None,
+                 common: Callable[[Features], bool] | None = None
+                 ) -> tuple[tuple[int, ...], str]:
+    """The levels of every field but authors and venue (those are left :data:`MISSING`),
+    and the shared title for term frequency: enough to rule most candidate pairs out
+    before the costly comparisons."""
+    t_level, _, _ = _title(a, b, series, common)
+    y_level, _ = _year(a, b)
+    rest = _cheap(a, b)
+    key = a.title if t_level in (T_EXACT, T_COMMON) and a.title == b.title else ""
+    return (t_level, MISSING, y_level, MISSING) + rest, key
+
+
+def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | None = None,
+            common: Callable[[Features], bool] | None = None) -> Comparison:
+    """Compare two records field by field. ``series`` may flag a title that starts
+    several different titles ("X: part A", "X: part B"), which then cannot match
+    "X: ..." by dropping the subtitle; ``common`` a title that says little (several
+    works of the library share it, or it is generic or short)."""
+    t_level, t_score, t_shown = _title(a, b, series, common)
+    a_level, a_shown = _author_level(a, b)
+    y_level, y_shown = _year(a, b)
+    vol_a, _, _, ed_a = a.biblio
+    vol_b, _, _, ed_b = b.biblio
+    v_level = _venue_level(a.venue, b.venue, _same_or_not(vol_a, vol_b))
+    levels = (t_level, a_level, y_level, v_level) + _cheap(a, b)
+    vetoes = _vetoes(a, b, ed_a, ed_b, vol_a, vol_b)
+    return Comparison(levels, lambda: _shown(a, b, t_shown, a_shown, y_shown), vetoes, t_score,
+                      a.title if t_level in (T_EXACT, T_COMMON) and a.title == b.title else "")
+
+
+def _shown(a: Features, b: Features, t_shown: str, a_shown: str, y_shown: str
+           ) -> tuple[str, ...]:
+    doi_a, arx_a, isbn_a = a._identifiers()
+    doi_b, arx_b, isbn_b = b._identifiers()
+    f = a.record.fields, b.record.fields
+
+    def both(name: str) -> str:
+        x, y = f[0].get(name, "").strip(), f[1].get(name, "").strip()
+        return x if x == y else f"{x} / {y}"
+
+    venue = both("journal") if f[0].get("journal") and f[1].get("journal") else \
+        (f"{a.venue} / {b.venue}" if a.venue != b.venue else a.venue)
+    if f[0].get("volume") or f[1].get("volume"):
+        venue = (venue + ", " if venue.strip(" /") else "") + "volume " + both("volume")
+    return (t_shown, a_shown, y_shown, venue, both("number"), both("pages"),
+            doi_a if doi_a == doi_b else f"{doi_a} / {doi_b}",
+            arx_a if arx_a == arx_b else f"{arx_a} / {arx_b}",
+            isbn_a if isbn_a == isbn_b else f"{isbn_a} / {isbn_b}",
+            a.record.type if a.record.type == b.record.type
+            else f"{a.record.type} / {b.record.type}",
+            a.pmid if a.pmid == b.pmid else f"{a.pmid} / {b.pmid}")
+
+
+def _vetoes(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b: str
+            ) -> tuple[Veto, ...]:
+    out: list[Veto] = []
+    if a.title and b.title and a.title != b.title:
+        na, nb = a.nums, b.nums
+        if na != nb:
+            pa, pb = a.part_nums, b.part_nums
+            only_a, only_b = set(na) - set(nb), set(nb) - set(na)
+            if (only_a and only_b) or (pa != pb and (set(pa) ^ set(pb)) & (only_a | only_b)):
+                out.append(Veto(VetoKind.PART, "different numbers in the titles ("
+                                + (" ".join(na) or "none") + " / " + (" ".join(nb) or "none")
+                                + ")"))
+        marker = _marker_difference(a.tokens, b.tokens)
+        if marker:
+            out.append(Veto(VetoKind.NOTICE, f"'{marker}' in one title only"))
+    if ed_a and ed_b and ed_a != ed_b:
+        out.append(Veto(VetoKind.EDITION, f"different editions ({a.field('edition').strip()} / "
+                                          f"{b.field('edition').strip()})"))
+    elif bool(ed_a) != bool(ed_b) and (ed_a or ed_b).isdigit() and int(ed_a or ed_b) >= 2 \
+            and a.year and b.year and a.year != b.year:
+        out.append(Veto(VetoKind.EDITION, f"different editions ({ed_a or 'none'} / "
+                                          f"{ed_b or 'none'}) and years"))
+    if vol_a and vol_b and vol_a != vol_b and a.record.type in BOOKLIKE \
+            and b.record.type in BOOKLIKE:
+        out.append(Veto(VetoKind.BOOK_VOLUME, f"different volumes ({a.field('volume').strip()}"
+                                              f" / {b.field('volume').strip()})"))
+    return tuple(out)

@@ -1,0 +1,172 @@
+"""Identifiers and numbers: DOI, arXiv id, ISBN, PMID; volumes, issues, pages, editions."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Mapping
+
+from .normalise import _NUMBER_WORDS, normalise
+
+_DOI_RE = re.compile(r"10\.\d{4,9}/[^\s\"<>{}]+", re.I)
+_ARXIV_NEW_RE = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
+_ARXIV_OLD_RE = re.compile(r"\b([a-z][a-z\-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?\b", re.I)
+PREPRINT_DOI = ("10.48550/", "10.1101/", "10.21203/", "10.2139/", "10.20944/", "10.31234/",
+                 "10.31219/", "10.31235/", "10.36227/", "10.22541/", "10.26434/", "10.5281/")
+BOOKLIKE = frozenset({"book", "mvbook", "collection", "mvcollection", "proceedings",
+                       "mvproceedings", "manual", "booklet", "reference"})
+
+
+def normalise_doi(value: str | None) -> str:
+    """``https://doi.org/10.1000/ABC.`` -> ``10.1000/abc``; "" when there is no DOI."""
+    if not value:
+        return ""
+    if (value[:3] == "10." and " " not in value and "{" not in value and "\\" not in value
+            and "&" not in value and "\n" not in value and "\t" not in value):
+        return _trim_doi(value.lower())
+    value = html.unescape(value) if "&" in value else value
+    m = _DOI_RE.search(value.replace("\\_", "_").replace("{", "").replace("}", ""))
+    if not m:
+        return ""
+    return _trim_doi(m.group(0).lower())
+
+
+def _trim_doi(doi: str) -> str:
+    """Drop trailing punctuation that is not part of the DOI (an unbalanced ")" too)."""
+    doi = doi.rstrip(".,;")
+    while doi and doi[-1] in ")]":
+        opening = "(" if doi[-1] == ")" else "["
+        if doi.count(doi[-1]) <= doi.count(opening):
+            break
+        doi = doi[:-1].rstrip(".,;")
+    return doi
+
+
+_ARXIV_FIELDS = ("doi", "url", "journal", "journaltitle", "howpublished", "note", "booktitle",
+                 "number", "volume", "publisher")
+
+
+def _mentions_arxiv(value: str) -> bool:
+    return "rxiv" in value or "rXiv" in value or "RXIV" in value or "RXiv" in value
+
+
+def arxiv_id(fields: Mapping[str, str]) -> str:
+    """The arXiv id an entry names (``eprint``, ``arxiv``, an arXiv URL, DOI or journal)."""
+    candidates = []
+    v = fields.get("arxiv")
+    if v:
+        candidates.append(v)
+    v = fields.get("eprint")
+    if v:
+        prefix = fields.get("archiveprefix") or fields.get("eprinttype") or ""
+        if not prefix or _mentions_arxiv(prefix):
+            candidates.append(v)
+    for name in _ARXIV_FIELDS:
+        v = fields.get(name)
+        if v and _mentions_arxiv(v):
+            candidates.append(v)
+    for v in candidates:
+        m = _ARXIV_NEW_RE.search(v)
+        if m:
+            return m.group(1)
+        m = _ARXIV_OLD_RE.search(v)
+        if m:
+            return m.group(1).lower()
+    return ""
+
+
+def normalise_isbn(value: str | None) -> str:
+    """ISBN-10 or -13 (any hyphens) as ISBN-13 digits; "" when not an ISBN."""
+    if not value:
+        return ""
+    for raw in re.split(r"[,;/]|\s{2,}", value):
+        s = re.sub(r"[^0-9Xx]", "", raw).upper()
+        if len(s) == 13 and s.isdigit():
+            return s
+        if len(s) == 10 and s[:9].isdigit():
+            core = "978" + s[:9]
+            total = sum(int(c) * (1 if i % 2 == 0 else 3) for i, c in enumerate(core))
+            return core + str((10 - total % 10) % 10)
+    return ""
+
+
+def _first_number(value: str | None) -> str:
+    """"12", "12(3)", "Drug Discovery. 9" -> the first number; "" without digits."""
+    if not value:
+        return ""
+    m = re.search(r"\d+", value)
+    return (m.group(0).lstrip("0") or "0") if m else ""
+
+
+
+
+
+
+_PAGES_RE = re.compile(r"^\s*(?:pp?\.?\s*)?([A-Za-z]{0,2})\s*0*(\d{1,6})"
+                       r"(?:\s*(?:-+|\u2013|\u2014)\s*([A-Za-z]{0,2})\s*0*(\d{1,6}))?\s*\.?\s*$")
+
+
+def page_range(value: str | None) -> tuple[str, str] | None:
+    """(first page, last page) of a value that is a page range or one page
+    ("879-885", "1445-9", "e8-e9", "S7-S11", "pp. 12--19", "c1804"); None for
+    anything else ("215 p", a page count; "Suppl-11"; "n/a"), which says nothing.
+
+    >>> page_range("1445-9")
+    ('1445', '1449')
+    """
+    if not value:
+        return None
+    m = _PAGES_RE.match(value)
+    if not m:
+        return None
+    pre, first, pre2, last = m.groups()
+    pre = pre.lower()
+    start = pre + first
+    if last is None:
+        return (start, start)
+    if len(last) < len(first) and not pre2:  # "1445-9": the last digits only
+        last = first[:len(first) - len(last)] + last
+    return (start, (pre2 or pre).lower() + last)
+
+
+def issue_value(value: str | None) -> str:
+    """An issue number as its number ("3", "3-B", "No. 3" -> "3"); other values
+    ("Suppl 1", "MSR-TR-2022-21") normalised whole; "" when empty."""
+    if not value:
+        return ""
+    v = normalise(value)
+    m = re.fullmatch(r"(?:no |issue |nr )?0*(\d+)(?: [a-z])?", v)
+    if m:
+        return m.group(1) or "0"
+    return v
+
+
+def volume_value(value: str | None) -> str:
+    """A volume's first number ("35", "35 Suppl 1" -> "35"); "" without digits
+    ("Ph.D.", a misplaced field, says nothing)."""
+    return _first_number(value)
+
+
+def pmid(fields: Mapping[str, str]) -> str:
+    """The PubMed id of an entry ("pmid" field), digits only; "" when none."""
+    v = fields.get("pmid", "")
+    m = re.search(r"\d{4,9}", v) if v else None
+    return m.group(0) if m else ""
+
+
+_EDITION_WORDS = {**_NUMBER_WORDS, "eleventh": "11", "twelfth": "12"}
+
+
+def edition_value(value: str | None) -> str:
+    if not value:
+        return ""
+    v = normalise(value)
+    m = re.search(r"\d+", v)
+    if m:
+        return m.group(0)
+    for word in v.split():
+        if word in _EDITION_WORDS:
+            return _EDITION_WORDS[word]
+    return v
+
+

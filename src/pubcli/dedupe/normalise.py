@@ -1,0 +1,305 @@
+"""Normalising values for matching: titles, database notes, numbers in titles.
+
+Nothing here is written back; these forms exist only to be compared.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections import Counter
+from functools import lru_cache
+from typing import Sequence
+
+# ---------------------------------------------------------------- normalising
+_TAG_RE = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
+_NONWORD_RE = re.compile(r"[\W_]+")
+_GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
+    "η": "eta", "θ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda", "μ": "mu", "µ": "mu",
+    "ν": "nu", "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma", "τ": "tau", "υ": "upsilon",
+    "φ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega",
+}
+_GREEK_RE = re.compile("[" + "".join(_GREEK) + "]")
+_LATEX_GREEK_RE = re.compile(r"\\(alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|"
+                             r"iota|kappa|lambda|mu|nu|xi|pi|rho|sigma|tau|upsilon|phi|varphi|"
+                             r"chi|psi|omega)(?![A-Za-z])")
+
+
+# ASCII letters to lower case, braces deleted, everything else but digits to spaces
+# (bytes.translate is the fastest way through millions of titles)
+_ASCII_FOLD = bytes(c if chr(c).isdigit() and c < 128 else
+                    (ord(chr(c).lower()) if chr(c).isalpha() and c < 128 else 32)
+                    for c in range(256))
+# letters NFKD does not take apart
+_LETTERS = str.maketrans({"ø": "o", "ł": "l", "æ": "ae", "œ": "oe", "đ": "d", "ð": "d",
+                          "þ": "th", "ı": "i", "ŀ": "l", "ħ": "h", "ŧ": "t"})
+_ACCENT_SYM_RE = re.compile(r"\\[`'^\"~=.]\s*(?:\{\s*\\?([A-Za-z])\s*\}|\\?([A-Za-z]))")
+_ACCENT_LET_RE = re.compile(r"\\[uvHckbdrt](?:\s*\{\s*\\?([A-Za-z])\s*\}|\s+\\?([A-Za-z]))")
+_SPECIAL_RE = re.compile(r"\\(ss|ae|AE|oe|OE|aa|AA|o|O|l|L|i|j)(?![A-Za-z])")
+_SPECIAL = {"ss": "ss", "ae": "ae", "AE": "ae", "oe": "oe", "OE": "oe", "aa": "a", "AA": "a",
+            "o": "o", "O": "o", "l": "l", "L": "l", "i": "i", "j": "j"}
+_LOGO_RE = re.compile(r"\\(LaTeX|TeX|BibTeX|LaTeXe)(?![A-Za-z])")
+_COMMAND_RE = re.compile(r"\\[A-Za-z]+\*?|\\\\|\\[^A-Za-z]")
+
+
+def _latex_for_matching(text: str) -> str:
+    r"""LaTeX to plain letters, accents dropped (they are folded anyway), commands
+    such as ``\emph`` dropped with their argument kept: fast, for matching only."""
+    text = _LATEX_GREEK_RE.sub(lambda m: " " + m.group(1).replace("var", "") + " ", text)
+    text = _ACCENT_SYM_RE.sub(lambda m: m.group(1) or m.group(2), text)
+    text = _ACCENT_LET_RE.sub(lambda m: m.group(1) or m.group(2), text)
+    text = _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group(1)], text)
+    text = _LOGO_RE.sub(lambda m: m.group(1), text)
+    return _COMMAND_RE.sub(lambda m: m.group(0)[1] if len(m.group(0)) == 2
+                           and not m.group(0)[1].isalpha() and m.group(0) != "\\\\" else " ",
+                           text)
+
+
+_COMBINING_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+
+
+def _ascii_words(text: str) -> str:
+    return " ".join(text.encode("ascii").translate(_ASCII_FOLD, b"{}").decode("ascii").split())
+
+
+def _normalise(text: str) -> str:
+    if not text:
+        return ""
+    if text.isascii() and "\\" not in text and "&" not in text and "<" not in text:
+        return _ascii_words(text)
+    if "&" in text:
+        text = html.unescape(html.unescape(text)).replace("&", " and ")
+    if "<" in text:
+        text = _TAG_RE.sub(" ", text)
+    if "\\" in text:
+        text = _latex_for_matching(text)
+    if text.isascii():
+        return _ascii_words(text)
+    text = _COMBINING_RE.sub("", unicodedata.normalize("NFKD", text)).casefold()
+    if text.isascii():
+        return _ascii_words(text)
+    text = text.translate(_LETTERS)
+    text = _GREEK_RE.sub(lambda m: " " + _GREEK[m.group(0)] + " ", text)
+    return _NONWORD_RE.sub(" ", text.replace("{", "").replace("}", "")).strip()
+
+
+@lru_cache(maxsize=65536)
+def normalise(text: str) -> str:
+    """The form values are compared in (never written back): LaTeX and HTML
+    entities to plain letters, tags dropped, accents and case folded, Greek
+    letters spelled out, braces removed, dashes and punctuation to spaces,
+    spaces collapsed.
+
+    >>> normalise("M{\\\"u}ller &amp; the {GPU}--Wall: <i>TNF-α</i>")
+    'muller and the gpu wall tnf alpha'
+    """
+    return _normalise(text)
+
+
+_STOP = frozenset("a an the of and or in on for to with by at from as is are be its into via "
+                  "vs versus de la le el en und der die das".split())
+# Titles that name a kind of item rather than a work: never enough on their own.
+_GENERIC = frozenset(normalise(t) for t in (
+    "editorial", "editorials", "guest editorial", "editorial comment", "editor's note",
+    "editorial note", "introduction", "preface", "foreword", "prologue", "epilogue",
+    "letter", "letters", "letter to the editor", "letters to the editor", "reply", "response",
+    "author reply", "authors reply", "reply to the letter", "in reply", "comment", "comments",
+    "commentary", "correspondence", "discussion", "erratum", "errata", "corrigendum",
+    "correction", "corrections", "retraction", "retraction notice", "notice of retraction",
+    "expression of concern", "abstracts", "abstract", "book review", "book reviews",
+    "review", "reviews", "news", "in brief", "in this issue", "this issue", "highlights",
+    "contents", "table of contents", "index", "author index", "subject index", "obituary",
+    "in memoriam", "announcement", "announcements", "acknowledgements", "acknowledgments",
+    "acknowledgement of reviewers", "reviewers", "conclusion", "conclusions", "summary",
+    "overview", "keynote", "keynote address", "panel", "panel discussion", "poster",
+    "posters", "proceedings", "front matter", "back matter", "masthead", "calendar",
+    "case report", "case reports", "images in clinical medicine", "quiz", "untitled",
+    "no title", "title", "call for papers", "meeting abstracts", "oral presentations",
+    "poster presentations", "invited talk", "tutorial", "workshop", "session",
+))
+# Words that make an item a notice about another one (an erratum, a reply, a comment):
+# in one title but not the other, they veto. Decisive by definition, so only these.
+_MARKERS = frozenset(
+    "erratum errata corrigendum corrigenda correction corrections retraction retracted "
+    "retract withdrawn withdrawal concern comment comments commentary reply replies "
+    "response responses rebuttal addendum".split())
+_ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7",
+          "viii": "8", "ix": "9", "x": "10", "xi": "11", "xii": "12"}
+_NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "first": "1",
+                 "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
+                 "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10"}
+_PART_WORDS = frozenset("part parts phase stage type volume vol chapter section book series "
+                        "study trial grade class level".split())
+_SEP_RE = re.compile(r":|\s[-\u2013\u2014]{1,3}\s|--|[.?!]\s|;")
+
+
+_MAYBE_NUMBER_RE = re.compile(r"\d|\b(?:i{2,3}|iv|vi{0,3}|ix|xi{1,2}|one|two|three|four|five|six|"
+                              r"seven|eight|nine|ten|first|second|third|fourth|fifth|sixth|"
+                              r"seventh|eighth|ninth|tenth)\b")
+
+
+def _marker_difference(a: Sequence[str], b: Sequence[str]) -> str:
+    """A word like "erratum" or "reply" at the start or end of one title only
+    (in the middle it is a topic: "machine translation models")."""
+    for this, other in ((a, b), (b, a)):
+        ends = set(this[:3]) | set(this[-3:])
+        for word in sorted((ends & _MARKERS) - set(other)):
+            if not any(len(o) > 3 and _close_spelling(word, o) for o in other):
+                return word
+    return ""
+
+
+def _title_numbers(tokens: Sequence[str]) -> tuple[str, ...]:
+    out = []
+    prev = ""
+    for tok in tokens:
+        if tok.isdigit():
+            out.append(tok.lstrip("0") or "0")
+        elif prev in _PART_WORDS and (tok in _ROMAN or tok in _NUMBER_WORDS):
+            out.append(_ROMAN.get(tok) or _NUMBER_WORDS[tok])
+        elif tok in _ROMAN and tok not in ("i", "v", "x"):
+            out.append(_ROMAN[tok])
+        prev = tok
+    return tuple(sorted(out))
+
+
+_WRAPPED_RE = re.compile(r"^\s*\[([^\[\]]+)\]\s*\.?\s*$")
+_TRAILING_NOTE_RE = re.compile(r"\s*(?:\[[^\[\]]*\]|\[[^\[\]]*$|\((?:structured\s+)?abstracts?\)"
+                               r"|\((?:author'?s?\s+)?transl[^()]*\))\s*\.*\s*$", re.I)
+# notes a database adds that say nothing about what the item is
+_DATABASE_NOTES = frozenset({"corrected", "abstract", "abstracts", "structured abstract",
+                             "see comments", "comment", "japanese", "english abstract"})
+
+
+def strip_annotations(title: str) -> str:
+    """A title without the notes databases add: "[Title]." (a translated title),
+    "... [Japanese]", "... [corrected]", "... (Structured abstract)", "... [Abstract]",
+    "... [Erratum appears in J Pediatr. 2003 Jun;142(6):616]"; a bare "[Erratum]" is
+    what the item is and stays."""
+    if "[" not in title and "(" not in title:
+        return title
+    for _ in range(4):
+        m = _TRAILING_NOTE_RE.search(title)
+        if not m or m.start() == 0 or len(title[:m.start()].split()) < 3:
+            break
+        note = " ".join(_normalise(m.group(0)).split())
+        words = note.split()
+        if note not in _DATABASE_NOTES and len(words) <= 2 and set(words) & _MARKERS:
+            break  # "[Erratum]", "[Retracted article]": what the item is, not a note
+        title = title[:m.start()].rstrip()
+    m = _WRAPPED_RE.match(title)
+    return m.group(1) if m else title
+
+
+def _has_separator(raw: str) -> bool:
+    return (":" in raw or ". " in raw or " -" in raw or "--" in raw or "?" in raw
+            or "!" in raw or ";" in raw or "\u2013" in raw or "\u2014" in raw)
+
+
+def _main_title(title_raw: str) -> str:
+    """The title before its first subtitle separator (":", " - ", ". "), normalised;
+    "" when there is no separator."""
+    text = title_raw
+    if "&" in text:
+        text = html.unescape(text)
+    if "<" in text:
+        text = _TAG_RE.sub(" ", text)
+    if "\\" in text:
+        text = _latex_for_matching(text)
+    m = _SEP_RE.search(text)
+    if not m or m.start() == 0:
+        return ""
+    return _normalise(text[:m.start()])
+
+# ---------------------------------------------------------------- scoring
+def title_score(a: str, b: str) -> float:
+    """Similarity of two normalised titles, 0-100, word order ignored."""
+    from rapidfuzz import fuzz
+
+    if not a or not b:
+        return 0.0
+    if a == b:
+        return 100.0
+    return max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b))
+
+
+def _close_spelling(a: str, b: str) -> bool:
+    """A typo or a spelling variant: one edit (two for long words), transpositions
+    counting as one ("tumour"/"tumor", "randomised"/"randomized"; not "men"/"women")."""
+    from rapidfuzz.distance import OSA
+
+    longest = max(len(a), len(b))
+    limit = 1 if longest <= 7 else 2
+    return abs(len(a) - len(b)) <= limit and OSA.distance(a, b, score_cutoff=limit) <= limit
+
+
+def _unmatched_words(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Content words of each title that the other title does not have, even spelled
+    a little differently or written as a compound ("pre training"/"pretraining")."""
+    ca, cb = Counter(a), Counter(b)
+    only_a = list((ca - cb).elements())
+    only_b = list((cb - ca).elements())
+    if not only_a and not only_b:
+        return [], []
+    explained: set[str] = set()
+    for toks, other_only in ((a, set(only_b)), (b, set(only_a))):
+        longest = max((len(t) for t in other_only), default=0)
+        for i in range(len(toks) - 1):
+            joined = toks[i]
+            for k in range(2, 9):  # words run together, even many ("behaviorofspatial...")
+                if i + k > len(toks):
+                    break
+                joined += toks[i + k - 1]
+                if len(joined) > longest:
+                    break
+                if joined in other_only:
+                    explained.add(joined)
+                    explained.update(toks[i:i + k])
+    ra = [t for t in only_a if t not in explained
+          and not any(_close_spelling(t, o) or _same_stem(t, o) for o in only_b)
+          and not _acronym_of(t, b)]
+    rb = [t for t in only_b if t not in explained
+          and not any(_close_spelling(t, o) or _same_stem(t, o) for o in only_a)
+          and not _acronym_of(t, a)]
+    ua = [t for t in ra if t not in _STOP]
+    ub = [t for t in rb if t not in _STOP]
+    if (ua or ub) and ra and rb:  # a word replaced, not just added: report both sides
+        ua = ua or ra[:1]
+        ub = ub or rb[:1]
+    return ua, ub
+
+
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "er", "est", "s", "e",
+             "y")
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """One word inflected ("query"/"queries", "update"/"updating", "high"/"higher");
+    not "with"/"without" or "men"/"women"."""
+    return a[:2] == b[:2] and _stem(a) == _stem(b)
+
+
+def _acronym_of(tok: str, words: Sequence[str]) -> bool:
+    """Is ``tok`` the initials of consecutive words ("ahus": atypical hemolytic uremic
+    syndrome)?"""
+    n = len(tok)
+    if not 2 <= n <= 8 or not tok.isalpha() or tok in _STOP:
+        return False
+    content = [w for w in words if w not in _STOP]
+    for seq in (words, content):
+        for i in range(len(seq) - n + 1):
+            if all(seq[i + k][:1] == tok[k] for k in range(n)):
+                return True
+    return False
+
+

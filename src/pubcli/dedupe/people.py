@@ -1,0 +1,216 @@
+"""People in author lists: every real format, compared order-free and swap-tolerant."""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+from typing import Sequence
+
+from ..names import split_authors, split_top_level
+from .normalise import _latex_for_matching, _normalise, normalise
+
+# ---------------------------------------------------------------- authors
+def _is_initials(word: str) -> bool:
+    """"J", "JA", "J.A.", "J.-P.", "É": one to four capital letters."""
+    letters = word.replace(".", "").replace("-", "").replace(" ", "")
+    return 0 < len(letters) <= 4 and letters.isalpha() and letters.isupper()
+
+_ETAL_RE = re.compile(r"[,;\s]*\b(?:et\s*al|and\s+others)\b\.?\s*$", re.I)
+
+
+def _looks_vancouver(piece: str) -> bool:
+    words = piece.split()
+    return len(words) >= 2 and _is_initials(words[-1]) and not _is_initials(words[0])
+
+
+_CITATION_AND_RE = re.compile(r"\s*,?\s*(?:&|\band\b)\s+(?=\S)")
+_JUNK_GIVEN = frozenset({"null", "none", "nan", "na", "n a", "unknown"})
+
+
+def person_strings(value: str | None) -> list[str]:
+    """One string per person, from BibTeX ``A and B`` or citation-style lists
+    (``Smith J; Jones AB``, ``Smith J, Jones AB``, ``Smith, J., Jones, A.``,
+    ``Aha, D. W., Kibler, D., & Albert, M. K.``, ``a, b, and c``)."""
+    if not value:
+        return []
+    if "&" in value:
+        value = html.unescape(value)
+    value = _ETAL_RE.sub("", value.strip())
+    if "&" in value or ", and " in value or ",and " in value:
+        # citation style: the conjunction before the last person is one more comma
+        value = _CITATION_AND_RE.sub(", ", value) if ";" not in value else \
+            _CITATION_AND_RE.sub("; ", value)
+    parts = [p for p in split_authors(value) if p.lower() not in ("others", "et al", "et al.")]
+    if len(parts) == 1:
+        v = parts[0]
+        if ";" in v:
+            parts = [p for p in split_top_level(v, ";") if p]
+        elif "," in v:
+            pieces = [p for p in split_top_level(v, ",") if p]
+            if len(pieces) >= 2:
+                if all(_looks_vancouver(p) for p in pieces):
+                    parts = pieces
+                elif (len(pieces) >= 4 and len(pieces) % 2 == 0
+                      and all(_is_initials(p) or len(p.replace(".", "")) <= 2
+                              for p in pieces[1::2])):
+                    parts = [f"{pieces[i]}, {pieces[i + 1]}" for i in range(0, len(pieces), 2)]
+                elif len(pieces) >= 3 and all(len(p.split()) >= 2 for p in pieces):
+                    parts = pieces
+    return parts
+
+
+def _last_tokens(text: str) -> tuple[str, ...]:
+    """Last-name words, folded; "ae"/"oe"/"ue" read as the umlaut they often stand for."""
+    toks = normalise(text).split()  # cached: family names repeat
+    return tuple(t.replace("ae", "a").replace("oe", "o").replace("ue", "u") if "e" in t else t
+                 for t in toks)
+
+
+def _initial(text: str) -> str:
+    for c in text:
+        if c.isalpha():
+            return c.lower() if c.isascii() else _normalise(c)[:1]
+    return ""
+
+
+def _drop_von(words: str) -> str:
+    """"van der Berg" -> "Berg" (BibTeX's von part is not the last name)."""
+    if " " not in words:
+        return words
+    return " ".join(w for w in words.split() if not w[:1].islower()) or words
+
+
+Person = tuple  # (last-name tokens, first initial, given-name words)
+
+
+def _given_words(text: str) -> tuple[str, ...]:
+    words = tuple(w for w in normalise(text).split() if len(w) > 1)
+    return () if " ".join(words) in _JUNK_GIVEN else words
+
+
+@lru_cache(maxsize=131072)
+def parse_person(raw: str) -> Person:
+    """(last-name tokens, first initial, given-name words) for one person written
+    "Last, First", "von Last, Jr, First", "First von Last", "Last FM" (Vancouver)
+    or "F. M. Last". A given name "null" (a broken export) counts as none."""
+    raw = raw.strip(" \t\n,;")
+    if not raw:
+        return ((), "", ())
+    if raw[0] == "{" and raw[-1] == "}" and raw.count("{") == 1:
+        return (tuple(_normalise(raw).split()), "", ())  # a corporate author: "{World Bank}"
+    if "\\" in raw:
+        raw = _latex_for_matching(raw)
+    if "{" in raw:
+        raw = raw.replace("{", "").replace("}", "")
+    if "," in raw:
+        parts = raw.split(",")
+        last = parts[0].strip()
+        if not last:
+            return ((), "", ())
+        given = _given_words(parts[-1]) if len(parts) > 1 else ()
+        first = parts[-1] if len(parts) > 1 and (given or _is_initials(parts[-1].strip())) \
+            else ""
+        return (_last_tokens(_drop_von(last)), _initial(first), given)
+    words = raw.replace("~", " ").split()
+    if len(words) == 1:
+        return (_last_tokens(words[0]), "", ())
+    if _is_initials(words[-1]) and not _is_initials(words[0]):
+        # Vancouver "van der Berg JA"
+        return (_last_tokens(_drop_von(" ".join(words[:-1]))), _initial(words[-1]), ())
+    i = len(words) - 1
+    while i > 1 and words[i - 1][:1].islower():
+        i -= 1
+    return (_last_tokens(_drop_von(" ".join(words[i:]))), _initial(words[0]),
+            _given_words(" ".join(words[:i])))
+
+
+def parse_authors(value: str | None) -> list[Person]:
+    """Every person of an author field as (last-name tokens, first initial, given words)."""
+    return list(_parse_authors(value or ""))
+
+
+@lru_cache(maxsize=32768)
+def _parse_authors(value: str) -> tuple[Person, ...]:
+    out = []
+    for p in person_strings(value):
+        person = parse_person(p)
+        if person[0]:
+            out.append(person)
+    return tuple(out)
+
+
+def _close_name(x: str, y: str) -> bool:
+    """One typo in a long surname ("jagadish"/"jagdish")."""
+    if len(x) < 5 or len(y) < 5 or abs(len(x) - len(y)) > 1 or x[0] != y[0]:
+        return False
+    from rapidfuzz.distance import OSA
+
+    return OSA.distance(x, y, score_cutoff=1) <= 1
+
+
+def person_match(a: Person, b: Person) -> bool:
+    """Are two parsed names the same person? Initials must agree; the family name
+    matches whole, by a shared word ("Nakase-Richardson"/"Richardson"), with one
+    typo, or with given and family name swapped ("Si Hyun, Kang" / "Kang, S. H.")."""
+    la, ia, ga = a
+    lb, ib, gb = b
+    if ia == ib or not ia or not ib:
+        if la == lb:
+            return True
+        if len(la) <= 3 and len(lb) <= 3:
+            if set(la) & set(lb) and (la[-1] in lb or lb[-1] in la):
+                return True
+            if ia and ib and len(la) == len(lb) == 1 and _close_name(la[0], lb[0]):
+                return True
+    # swapped: one side's family name is the other's given name
+    if gb and set(la) & set(gb) and (not ia or not lb or lb[0][:1] == ia):
+        return True
+    if ga and set(lb) & set(ga) and (not ib or not la or la[0][:1] == ib):
+        return True
+    return False
+
+
+_person_match = person_match
+
+
+def _author_index(people: Sequence[Person]) -> dict[str, list[int]]:
+    by_token: dict[str, list[int]] = {}
+    for j, person in enumerate(people):
+        for tok in person[0] + person[2]:
+            lst = by_token.setdefault(tok, [])
+            if not lst or lst[-1] != j:
+                lst.append(j)
+    return by_token
+
+
+def shared_authors(a: Sequence, b: Sequence, b_index: dict[str, list[int]] | None = None
+                   ) -> int:
+    """How many people of ``a`` also appear in ``b`` (each matched once)."""
+    if not a or not b:
+        return 0
+    by_token = b_index if b_index is not None else _author_index(b)
+    used: set[int] = set()
+    n = 0
+    for person in a:
+        for tok in person[0] + person[2]:
+            hit = False
+            for j in by_token.get(tok, ()):
+                if j not in used and _person_match(person, b[j]):
+                    used.add(j)
+                    n += 1
+                    hit = True
+                    break
+            if hit:
+                break
+        else:
+            if len(person[0]) == 1 and person[1]:  # one typo in the family name
+                for j, other in enumerate(b):
+                    if j not in used and len(other[0]) == 1 and other[1] == person[1] \
+                            and _close_name(person[0][0], other[0][0]):
+                        used.add(j)
+                        n += 1
+                        break
+    return n
+
+

@@ -1,0 +1,282 @@
+"""The weighed-evidence matcher: estimated weights, term frequency, typed vetoes,
+author lists in real formats, and groups that do not depend on the input order."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from pubcli import dedupe, store
+from pubcli.dedupe.evidence import Features, VetoKind, compare
+from pubcli.dedupe.weights import prior_model
+from pubcli.model import Record
+
+from .conftest import ROOT, write
+
+HARD = ROOT / "tests" / "data" / "dedupe" / "hard_cases.bib"
+
+
+def rec(key: str, type_: str = "article", **fields: str) -> Record:
+    return Record(key, type_, fields)
+
+
+def group_sets(groups) -> set[frozenset[str]]:
+    return {frozenset(g.keys) for g in groups}
+
+
+# ---------------------------------------------------------------- order
+def _review_like(n: int, seed: int) -> list[Record]:
+    """Journal records, a third of them twice (author format, case, page style changed)."""
+    rng = random.Random(seed)
+    words = ("stroke rehabilitation cognitive outcome trial randomized memory therapy "
+             "patients aphasia motor recovery training effect function older adults").split()
+    out = []
+    for i in range(n):
+        title = " ".join(rng.sample(words, 7)).capitalize()
+        first, second = f"Name{i % 37}", f"Other{i % 11}"
+        fields = dict(author=f"{first}, A. and {second}, B.", title=title,
+                      journal=f"Journal {i % 5}", year=str(2000 + i % 15),
+                      volume=str(i % 40 + 1), pages=f"{100 + i}-{110 + i}", number=str(1000 + i))
+        out.append(rec(f"r{i}", **fields))
+        if i % 3 == 0:
+            dup = dict(fields, author=f"{first} A, {second} B", title=title.upper(),
+                       pages=f"{100 + i}-{str(110 + i)[-2:]}", number=str(5000 + i))
+            out.append(rec(f"r{i}d", **dup))
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_groups_do_not_depend_on_the_input_order(seed):
+    records = list(store.load(HARD).records) + _review_like(120, seed)
+    want = group_sets(dedupe.find_groups(records))
+    assert len(want) >= 40
+    for shuffle in range(3):
+        copy = list(records)
+        random.Random(seed * 10 + shuffle).shuffle(copy)
+        assert group_sets(dedupe.find_groups(copy)) == want
+
+
+def test_a_shuffled_file_gives_the_same_groups_through_the_cli(cli, tmp_path):
+    text = HARD.read_text(encoding="utf-8")
+    blocks = ["@" + b for b in text.split("\n@")[1:]]
+    random.Random(7).shuffle(blocks)
+    a = write(tmp_path / "a.bib", text)
+    b = write(tmp_path / "b.bib", "\n\n".join(blocks) + "\n")
+    ga = {frozenset(g["keys"]) for g in json.loads(cli("dedupe", "--format", "json",
+                                                       "-l", a).stdout)}
+    gb = {frozenset(g["keys"]) for g in json.loads(cli("dedupe", "--format", "json",
+                                                       "-l", b).stdout)}
+    assert ga == gb and len(ga) >= 10
+
+
+# ---------------------------------------------------------------- estimated weights
+def test_a_field_that_differs_in_most_likely_pairs_ends_near_zero_weight():
+    records = _review_like(150, 4)  # every duplicate has another record "number"
+    model = dedupe.Matcher(records).model
+    number_diff = model.weight(dedupe.Field.NUMBER, 1)
+    assert -1.0 < number_diff <= 0.5
+    assert model.weight(dedupe.Field.PAGES, 0) > 3  # pages still speak
+    groups = dedupe.find_groups(records)
+    assert len(groups) == 50 and all(len(g.records) == 2 for g in groups)
+    note = next(c for c in groups[0].links[0].verdict.contributions
+                if c.field is dedupe.Field.NUMBER).note
+    assert note.startswith("differs in ") and note.endswith("of likely pairs in this library")
+
+
+def test_a_small_library_keeps_the_prior_weights():
+    a = rec("a", author="Kim, Dae", title="Verified Garbage Collection for Concurrent Runtimes",
+            year="2020")
+    b = rec("b", author="Dae Kim", title="Verified garbage collection for concurrent runtimes",
+            year="2020")
+    model = dedupe.Matcher([a, b]).model
+    prior = prior_model()
+    for f in dedupe.FIELDS:
+        for k in range(len(dedupe.LEVELS[f])):
+            assert abs(model.weight(f, k) - prior.weight(f, k)) < 1.5, (f, k)
+
+
+def test_a_title_many_works_share_weighs_less_than_a_unique_one():
+    eds = [rec(f"e{i}", title="Chair's Message", author=f"Person{i}, A.", year=str(2010 + i),
+               journal="J Sys") for i in range(6)]
+    unique = [rec("u1", title="Chair's message for the twentieth volume of systems letters",
+                  author="Fischer, L.", year="2020"),
+              rec("u2", title="Chair's message for the twentieth volume of systems letters",
+                  author="Fischer, L.", year="2020")]
+    m = dedupe.Matcher(eds + unique)
+    common = m.explain(eds[0], eds[1])
+    title = next(c for c in common.contributions if c.field is dedupe.Field.TITLE)
+    assert title.note  # "6 different works have this title here" or "a short title"
+    specific = m.explain(*unique)
+    title2 = next(c for c in specific.contributions if c.field is dedupe.Field.TITLE)
+    assert title2.weight > title.weight + 3
+    assert Features(eds[0]).content_tokens == ["chair", "message"]  # "s" is no word
+
+
+def test_recurring_columns_by_one_editor_in_adjacent_years_stay_apart():
+    cols = [rec(f"c{y}", title="Book review column", author="Fischer, Lena", year=str(y),
+                journal="SIGACT News", volume=str(y - 1969), number="2",
+                pages=f"{10 + y % 7}--{12 + y % 7}") for y in range(2015, 2021)]
+    assert dedupe.find_groups(cols) == []
+
+
+# ---------------------------------------------------------------- vetoes are values
+@pytest.mark.parametrize("ta,tb,kind", [
+    ("Ventilation in pediatric sepsis: Part 1", "Ventilation in pediatric sepsis: Part 2",
+     VetoKind.PART),
+    ("Gut microbiota predicts response to immunotherapy",
+     "Erratum: Gut microbiota predicts response to immunotherapy", VetoKind.NOTICE),
+    ("Gut microbiota predicts response to immunotherapy",
+     "Gut microbiota predicts response to immunotherapy: reply", VetoKind.NOTICE),
+])
+def test_decisive_differences_are_typed_vetoes(ta, tb, kind):
+    a = rec("a", title=ta, author="Kim, Dae", year="2020", journal="J Sys")
+    b = rec("b", title=tb, author="Kim, Dae", year="2020", journal="J Sys")
+    v = dedupe.explain(a, b)
+    assert not v.duplicate and [x.kind for x in v.vetoes] == [kind]
+
+
+def test_different_volumes_of_a_book_and_editions_are_vetoes():
+    a = rec("a", "book", title="Handbook of Graph Algorithms", author="Kim, Dae", year="2019",
+            volume="1")
+    b = rec("b", "book", title="Handbook of Graph Algorithms", author="Kim, Dae", year="2019",
+            volume="2")
+    assert [x.kind for x in compare(Features(a, 0), Features(b, 1)).vetoes] == \
+        [VetoKind.BOOK_VOLUME]
+    c = rec("c", "book", title="Handbook of Graph Algorithms", author="Kim, Dae", year="2019",
+            edition="2")
+    d = rec("d", "book", title="Handbook of Graph Algorithms", author="Kim, Dae", year="2019",
+            edition="3")
+    assert [x.kind for x in dedupe.explain(c, d).vetoes] == [VetoKind.EDITION]
+
+
+# ---------------------------------------------------------------- real formats
+@pytest.mark.parametrize("value,n", [
+    ("Aha, D. W., Kibler, D., & Albert, M. K.", 3),
+    ("Aha, D. W., Kibler, D., and Albert, M. K.", 3),
+    ("David Aha, Dennis Kibler, and Marc Albert", 3),
+    ("Aha DW, Kibler D, Albert MK", 3),
+    ("Aha, David and Kibler, Dennis and Albert, Marc", 3),
+])
+def test_author_lists_in_citation_formats(value, n):
+    people = dedupe.parse_authors(value)
+    assert len(people) == n
+    assert dedupe.shared_authors(people, dedupe.parse_authors(
+        "Aha, David W. and Kibler, Dennis and Albert, Marc K.")) == n
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Si Hyun, Kang", "Kang, S. H."),
+    ("Ching-yi, Wu", "Wu, C. Y."),
+    ("Si Hyun Kang, null", "Kang, S. H."),
+    ("Jagadish, H.", "Jagdish, H."),
+])
+def test_swapped_given_and_family_names_and_typos_match(a, b):
+    assert dedupe.shared_authors(dedupe.parse_authors(a), dedupe.parse_authors(b)) == 1
+
+
+def test_author_order_is_ignored_but_noticed():
+    a = rec("a", title="Complement inhibitor therapy in pediatric patients with aHUS",
+            author="Moretti, G. and Gruber, R. and Rodin, N.", year="2011")
+    b = rec("b", title="Complement inhibitor therapy in pediatric patients with aHUS",
+            author="Gruber, R. and Rodin, N. and Moretti, G.", year="2011")
+    c = next(c for c in dedupe.explain(a, b).contributions if c.field is dedupe.Field.AUTHORS)
+    assert c.shown == "3 of 3, another first author" and c.weight > 0
+
+
+@pytest.mark.parametrize("value,pages", [
+    ("879-885", ("879", "885")), ("1445-9", ("1445", "1449")), ("e8-e9", ("e8", "e9")),
+    ("S7-S11", ("s7", "s11")), ("pp. 12--19", ("12", "19")), ("c1804", ("c1804", "c1804")),
+    ("215 p", None), ("Suppl-11", None), ("n/a", None),
+])
+def test_page_values_that_are_not_page_ranges_say_nothing(value, pages):
+    assert dedupe.page_range(value) == pages
+
+
+@pytest.mark.parametrize("raw", [
+    "Aerobic exercise improves cognition after stroke [corrected]",
+    "Aerobic exercise improves cognition after stroke (Structured abstract)",
+    "Aerobic exercise improves cognition after stroke [Abstract]",
+])
+def test_database_notes_in_titles_are_dropped(raw):
+    assert dedupe.strip_annotations(raw) == "Aerobic exercise improves cognition after stroke"
+
+
+@pytest.mark.parametrize("a,b", [
+    ("VLDB J.", "The VLDB Journal: the international journal on very large data bases"),
+    ("SIGMOD Conference", "Proceedings of the 1998 ACM SIGMOD International Conference on "
+                          "Management of Data"),
+    ("Proc. of the 28th VLDB Conference", "VLDB"),
+])
+def test_venue_abbreviations_are_not_different_venues(a, b):
+    assert dedupe.venue_relation(dedupe.normalise(a), dedupe.normalise(b)) != "different"
+
+
+# ---------------------------------------------------------------- the CLI reports
+def test_explain_says_why_with_each_fields_weight(cli, tmp_path):
+    lib = write(tmp_path / "x.bib", HARD.read_text(encoding="utf-8"))
+    r = cli("dedupe", "--explain", "dup_typo_a", "dup_typo_b", "-l", lib)
+    assert r.exit_code == 0
+    first, *rest = r.stdout.splitlines()
+    assert first.startswith("dup_typo_a ~ dup_typo_b: duplicates: match probability ")
+    assert any(line.strip().startswith("title 98 (+") for line in rest)
+    assert any(line.strip().startswith("authors 2 of 2 (+") for line in rest)
+    r = cli("dedupe", "--explain", "distinct_parts_a", "distinct_parts_b", "-l", lib)
+    assert "different works: different numbers in the titles (1 / 2)" in r.stdout
+    r = cli("dedupe", "--explain", "dup_typo_a", "nosuchkey", "-l", lib)
+    assert r.exit_code == 2 and "no entry with key 'nosuchkey'" in r.stderr
+
+
+def test_weights_prints_every_field_and_level(cli, tmp_path):
+    lib = write(tmp_path / "x.bib", HARD.read_text(encoding="utf-8"))
+    r = cli("dedupe", "--weights", "-l", lib)
+    assert r.exit_code == 0
+    assert r.stdout.startswith("weights estimated on ")
+    rows = [line.split() for line in r.stdout.splitlines()[3:]]
+    assert {row[0] for row in rows} == {f.value for f in dedupe.FIELDS}
+    data = json.loads(cli("dedupe", "--weights", "--format", "json", "-l", lib).stdout)
+    assert len(data["weights"]["levels"]) == sum(len(v) for v in dedupe.LEVELS.values())
+
+
+def test_dry_run_has_the_short_flag_n(cli, tmp_path):
+    lib = write(tmp_path / "x.bib", HARD.read_text(encoding="utf-8"))
+    before = lib.read_bytes()
+    r = cli("dedupe", "--merge", "--yes", "-n", "-l", lib)
+    assert r.exit_code == 0 and "would merge" in r.stderr
+    assert lib.read_bytes() == before
+
+
+def test_merge_yes_plans_and_writes_under_one_lock(cli, tmp_path, monkeypatch):
+    from pubcli import store as store_mod
+
+    lib = write(tmp_path / "x.bib", HARD.read_text(encoding="utf-8"))
+    loads: list[str] = []
+    real_load = store_mod.load
+
+    def counting_load(path, *args, **kwargs):
+        loads.append(str(path))
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(store_mod, "load", counting_load)
+    r = cli("dedupe", "--merge", "--yes", "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert loads == [str(lib)]  # read once, inside the transaction
+    assert cli("dedupe", "--check", "-l", lib).exit_code == 0
+
+
+def test_the_help_shows_the_cores_default_threshold():
+    from pubcli.cli import dedupe_cmd
+
+    assert dedupe_cmd._DEFAULT_THRESHOLD == dedupe.DEFAULT_THRESHOLD
+
+
+def test_the_same_pmid_is_strong_evidence_and_another_counts_against():
+    base = dict(title="Aerobic exercise improves cognition after stroke", year="2009",
+                journal="Neurorehabil Neural Repair")
+    a = rec("a", author="Quaney, B. M.", pmid="19541916", **base)
+    b = rec("b", author="Quaney BM", pmid="19541916", **base)
+    c = rec("c", author="Quaney BM", pmid="19000001", **base)
+    same = next(x for x in dedupe.explain(a, b).contributions if x.field is dedupe.Field.PMID)
+    other = next(x for x in dedupe.explain(a, c).contributions if x.field is dedupe.Field.PMID)
+    assert same.weight > 5 and other.weight < -5
