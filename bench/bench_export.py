@@ -1,13 +1,18 @@
-"""Benchmark `pubcli export html|markdown` on a 10k-entry library (aim: under 3 s).
+"""Benchmark `pubcli export html|markdown` on a 10k-entry library.
 
-    python bench/bench_export.py [--size 10000] [--runs 5]
+    python bench/bench_export.py [--size 10000] [--runs 5] [--style apa] [--style-runs 1]
+
+Aims (issues 13, 15): html under 1 s and 20 MB (under 2 KB per entry); with
+--style, a re-run (formatted references cached) under 5 s.
 
 Generates the library with bench/gen_library.py under bench/out/ if missing, then
 times whole `pubcli export FORMAT -o bench/out/export-N.FORMAT` processes, cold
-(empty parse cache) and warm (cache filled by a previous run). Wall time is noisy
+(empty caches) and warm (caches filled by a previous run). Wall time is noisy
 on a shared 2-core machine, so the child's CPU time (user + sys) is reported too.
 An in-process run splits the time into load / style step / template rendering.
-Prints medians and writes bench/out/export.json.
+With --style (empty string to skip), `export html --style S` is timed cold (no
+formatted references cached: citeproc-py formats every entry; --style-runs runs)
+and warm (--runs runs). Prints medians and writes bench/out/export.json.
 """
 
 from __future__ import annotations
@@ -70,6 +75,9 @@ def main() -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=10000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--style", default="apa", help="citation style to time ('' to skip)")
+    ap.add_argument("--style-runs", type=int, default=1,
+                    help="cold styled runs (each formats every entry: about a minute at 10k)")
     args = ap.parse_args()
     lib = ensure_library(args.size)
     results: dict[str, dict] = {}
@@ -92,14 +100,35 @@ def main() -> None:
                 "cold_cpu": statistics.median(c for _, c in cold),
                 "warm_wall": statistics.median(w for w, _ in warm),
                 "warm_cpu": statistics.median(c for _, c in warm),
+                "bytes_per_entry": target.stat().st_size / args.size,
                 **{k: statistics.median(p[k] for p in parts) for k in parts[0]},
+            }
+        if args.style:
+            target = OUT / f"export-{args.size}-{args.style}.html"
+            cmd = PUBCLI + ["export", "html", "--style", args.style, "-l", str(lib),
+                            "-o", str(target)]
+            cold = []
+            for _ in range(args.style_runs):
+                for f in Path(cache).iterdir():
+                    f.unlink()
+                cold.append(timed(cmd, env))
+            warm = [timed(cmd, env) for _ in range(args.runs)]
+            results[f"html --style {args.style}"] = {
+                "cold_wall": statistics.median(w for w, _ in cold),
+                "cold_cpu": statistics.median(c for _, c in cold),
+                "warm_wall": statistics.median(w for w, _ in warm),
+                "warm_cpu": statistics.median(c for _, c in warm),
+                "bytes_per_entry": target.stat().st_size / args.size,
             }
     print(f"pubcli export, {args.size} entries, median of {args.runs} runs (seconds):")
     for fmt, r in results.items():
-        print(f"  {fmt:8}  cold {r['cold_wall']:.2f} wall / {r['cold_cpu']:.2f} cpu   "
-              f"warm {r['warm_wall']:.2f} wall / {r['warm_cpu']:.2f} cpu   "
-              f"[in-process: load {r['load']:.2f}, style {r['style']:.2f}, "
-              f"render {r['render']:.2f}; {r['mb']:.1f} MB]")
+        line = (f"  {fmt:8}  cold {r['cold_wall']:.2f} wall / {r['cold_cpu']:.2f} cpu   "
+                f"warm {r['warm_wall']:.2f} wall / {r['warm_cpu']:.2f} cpu   "
+                f"{r['bytes_per_entry']:.0f} B/entry")
+        if "load" in r:
+            line += (f"   [in-process: load {r['load']:.2f}, style {r['style']:.2f}, "
+                     f"render {r['render']:.2f}; {r['mb']:.1f} MB]")
+        print(line)
     (OUT / "export.json").write_text(json.dumps({"size": args.size, "runs": args.runs,
                                                  "results": results}, indent=2) + "\n")
 

@@ -1,9 +1,12 @@
 """Real-world .bib files (tests/corpus, see SOURCES.md there): each one loads and
 saves back byte for byte, an edit to one entry changes that entry's bytes only,
-and the fast parse path agrees with bibtexparser's splitter on all of it."""
+the fast parse path agrees with bibtexparser's splitter on all of it, and no title
+loses a word on its way to the screen or the page (the display property, defined in
+bench/corpus.py, which runs it over all of TeX Live's bibliographies)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -12,6 +15,8 @@ import pytest
 
 from pubcli import bibtex, store
 from pubcli.errors import LibraryReadError
+from pubcli.exporters import style
+from pubcli.latex import to_text
 from pubcli.model import Record
 
 from .conftest import ROOT
@@ -126,3 +131,69 @@ def test_the_big_real_file_through_the_cli(cli, tmp_path):
     findings = json.loads(r.stdout)
     assert all(f["line"] >= 1 and f["code"] for f in findings)
     assert copy.read_bytes() == before
+
+
+def _property():
+    spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "bench" / "corpus.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+lost_words = _property().lost_words
+
+
+@pytest.mark.parametrize("raw, broken", [
+    (r"The {\TeX}book", "The book"),
+    (r"Publishing \& \TeX", "Publishing &"),
+    (r"\mbox{G-Animal's} Journal", "Journal"),
+    (r"methodology\hyphen independent", "methodologyindependent"),
+    (r"{\TeX} Northeast", "TeXNortheast"),
+    (r"Writing with {\MF} and {\LaTeX}", "Writing with and"),
+    (r"Stra{\ss}e", "Stra e"),
+])
+def test_the_display_property_catches_lost_and_joined_words(raw, broken):
+    """The property is defined from TeX's rules, not from pubcli.latex: it fails on
+    the displays pubcli used to give."""
+    assert lost_words(raw, broken)
+    assert not lost_words(raw, to_text(raw)), to_text(raw)
+
+
+@pytest.mark.parametrize("raw, shown", [
+    (r"M{\"u}ller and Stra\ss e, {\'E}cole {\o}ystein", "Müller and Straße, École øystein"),
+    (r"\emph{Deep} and \textbf{wide}: 1--10 in~Rome", "Deep and wide: 1–10 in Rome"),
+    (r"{\noopsort{Han}H{\`a}n}", "Hàn"),
+])
+def test_the_display_property_accepts_what_tex_prints(raw, shown):
+    assert not lost_words(raw, shown)
+
+
+def _titles(path: Path) -> list[tuple[str, str]]:
+    lib = store.load(path, use_cache=False)
+    return [(r.key, r.fields["title"]) for r in lib.records if r.fields.get("title")]
+
+
+@pytest.mark.parametrize("path", [p for p in UTF8_FILES if p.stat().st_size > 5000], ids=rel)
+def test_no_title_loses_a_word_in_list_markdown_or_html(path):
+    """Every word of a title's plain text is a word of what `list`/Markdown show
+    (to_text) and of the page's styled runs (exporters.style.rich)."""
+    lost = []
+    for key, raw in _titles(path):
+        for shown in (to_text(raw), style.plain(style.rich(raw))):
+            miss = lost_words(raw, shown)
+            if miss:
+                lost.append((key, raw, shown, miss))
+    assert not lost, lost[:5]
+
+
+def test_the_tex_logos_show_in_the_listing(cli, tmp_path):
+    """Beebe's TUGboat-family titles, through `list` and `--search` on a real file."""
+    copy = tmp_path / "library.bib"
+    shutil.copy(CORPUS / "texlive-2022/bibtex/bib/beebe/texnique.bib", copy)
+    r = cli("list", "--library", copy, "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    titles = [e["title"] for g in json.loads(r.stdout)["groups"] for e in g["entries"]]
+    assert not any("\\" in t for t in titles)
+    assert sum("TeX" in t for t in titles) > 10
+    r = cli("list", "--library", copy, "--format", "keys", "--search", "latex")
+    assert r.exit_code == 0 and r.stdout.split()

@@ -155,6 +155,7 @@ def test_search_filters_as_you_type_and_hides_emptied_groups(exported, opened):
 def test_bibtex_toggle_shows_the_verbatim_entry_and_copies_it(exported, opened, library):
     lib = store.load(library)
     source = store.source_text(lib, next(r for r in lib.records if r.key == "yan2016serf"))
+    source = source.replace("  keywords = {Systems and networking},\n", "")  # private
     p = opened(exported(), permissions=["clipboard-read", "clipboard-write"])
     pg = p.page
     entry = pg.locator("#by-year li.pub[data-key='yan2016serf']")
@@ -192,7 +193,7 @@ def test_injected_script_never_runs(exported, opened, tmp_path):
     pg.locator("#by-year .bibtex summary").first.click()
     pg.locator("#by-year .abstract summary").first.click()
     pg.get_by_role("tab", name="By research area").click()
-    pg.locator("#by-area .pub .title a").first.hover()
+    pg.locator("#by-area .pub .title").first.hover()
     assert pg.evaluate("window.__pwned") is None
     assert pg.locator("script").count() == 1 and pg.locator("img, svg").count() == 0
     title = pg.locator("#by-year li.pub[data-key='evil2024'] .title").inner_text()
@@ -230,3 +231,155 @@ def test_without_javascript_every_grouping_is_shown(exported, opened):
     assert not p.page.locator("[role=tablist]").is_visible()
     assert not p.page.get_by_label("Search publications").is_visible()
     assert p.page.locator(".bibtex summary").first.is_visible()  # <details> needs no script
+
+
+def test_other_listings_show_the_full_entry_from_its_one_copy(exported, opened, library):
+    lib = store.load(library)
+    source = store.source_text(lib, next(r for r in lib.records
+                                         if r.key == "ovtcharov2015accelerating"))
+    source = re.sub(r",\n  keywords = \{[^}]*\}", "", source)  # private: left out
+    p = opened(exported())
+    pg = p.page
+    pg.get_by_role("tab", name="By research area").click()
+    items = pg.locator("#by-area li.pub[data-key='ovtcharov2015accelerating']")
+    assert items.count() == 4  # one per research area, each filled from the home entry
+    second = items.nth(1)
+    second.scroll_into_view_if_needed()  # a group is filled as it comes near the screen
+    expect(second.locator(".authors")).to_have_text(re.compile(r"^Kalin Ovtcharov"))
+    second.locator(".bibtex summary").click()
+    assert second.locator(".bibtex pre").evaluate("e => e.textContent") == source
+    # the search still finds it in every listing
+    pg.get_by_label("Search publications").fill("ovtcharov2015accelerating")
+    expect(pg.locator("#status")).to_have_text(re.compile(r"^1 of 20 "))
+    assert p.visible_keys("#by-area") == ["ovtcharov2015accelerating"] * 4
+    assert p.errors == []
+
+
+def test_without_javascript_a_reference_links_to_the_full_entry(exported, opened):
+    p = opened(exported(), java_script_enabled=False)
+    pg = p.page
+    ref = pg.locator("#by-area li.ref").first
+    target = ref.locator(".title a").get_attribute("href")
+    ref.locator(".title a").click()
+    home = pg.locator(target)
+    assert home.locator(".bibtex summary").is_visible() and home.locator(".authors").count() == 1
+    assert pg.evaluate("location.hash") == target
+
+
+# ------------------------------------------------------------------ second edition
+def chip(pg, facet: str, value: str):
+    return pg.locator(f".chip[data-facet='{facet}'][data-value='{value}']")
+
+
+def test_facet_chips_combine_with_search_and_live_in_the_url(exported, opened):
+    url = exported()
+    p = opened(url)
+    pg = p.page
+    status = expect(pg.locator("#status"))
+    chip(pg, "area", "Systems and networking").click()
+    status.to_have_text("11 of 20 publications match (Systems and networking)")
+    assert chip(pg, "area", "Systems and networking").get_attribute("aria-pressed") == "true"
+    chip(pg, "type", "Conference papers").click()
+    pg.locator("#year-from").select_option("2015")
+    pg.locator("#year-to").select_option("2016")
+    pg.get_by_label("Search publications").fill("ovtcharov")
+    status.to_have_text(re.compile(r"^1 of 20 publications match \u201covtcharov\u201d "
+                                   r"\(Systems and networking; Conference papers; 2015\u20132016\)"))
+    assert p.visible_keys("#by-year") == ["ovtcharov2015toward"]  # the other is @misc
+    frag = pg.evaluate("location.hash")
+    assert "area=Systems+and+networking" in frag and "type=Conference+papers" in frag
+    assert "years=2015-2016" in frag and "q=ovtcharov" in frag
+    # the link opens the same filtered view
+    again = opened(url.split("#")[0] + frag).page
+    expect(again.locator("#status")).to_have_text(re.compile(r"^1 of 20 "))
+    assert again.get_by_label("Search publications").input_value() == "ovtcharov"
+    assert chip(again, "type", "Conference papers").get_attribute("aria-pressed") == "true"
+    assert again.locator("#year-to").input_value() == "2016"
+    # a chip pressed twice is off again; "Clear filters" resets the chips
+    chip(pg, "type", "Conference papers").click()
+    pg.get_by_role("button", name="Clear filters").click()
+    status.to_have_text(re.compile(r"^2 of 20 publications match \u201covtcharov\u201d$"))
+    pg.get_by_label("Search publications").fill("")
+    status.to_have_text("")
+    assert pg.evaluate("location.hash") == ""
+    assert p.errors == []
+
+
+def test_unknown_fragment_values_are_ignored(exported, opened):
+    p = opened(exported() + "#area=Nope,Computer+vision&years=abc-20166&type=<x>")
+    expect(p.page.locator("#status")).to_have_text(
+        "1 of 20 publications match (Computer vision)")
+    assert p.errors == []
+
+
+def test_long_author_list_expands(exported, opened):
+    p = opened(exported())
+    pg = p.page
+    entry = pg.locator("#by-year li.pub[data-key='abdin2024phi3']")
+    authors = entry.locator(".authors")
+    summary = authors.locator("summary")
+    assert summary.inner_text() == "\u2026 and 73 more"
+    assert not authors.get_by_text("Xiren Zhou").is_visible()
+    assert authors.locator(".owner").is_visible()  # the owner is never hidden
+    summary.click()
+    assert authors.get_by_text("Xiren Zhou", exact=False).is_visible()
+    # search finds a hidden author
+    pg.get_by_label("Search publications").fill("xiren")
+    expect(pg.locator("#status")).to_have_text(re.compile(r"^1 of 20 "))
+    assert p.errors == []
+
+
+def test_long_author_list_expands_without_javascript(exported, opened):
+    p = opened(exported(), java_script_enabled=False)
+    authors = p.page.locator("#p-abdin2024phi3 .authors")
+    authors.locator("summary").click()
+    assert authors.get_by_text("Xiren Zhou", exact=False).is_visible()
+
+
+def test_resource_buttons_and_bibtex_without_private_fields(exported, opened, tmp_path):
+    from .test_export_page import RESOURCES
+
+    lib = write(tmp_path / "res.bib", RESOURCES)
+    p = opened(exported(lib), permissions=["clipboard-read", "clipboard-write"])
+    pg = p.page
+    entry = pg.locator("#by-year li.pub").first
+    buttons = entry.locator("a.res")
+    assert buttons.all_inner_texts() == ["PDF", "Slides", "Code"]
+    assert buttons.nth(1).evaluate("a => a.href").endswith("/site/slides/res2023.pdf")
+    assert entry.locator(".award").inner_text() == "Best Paper Award"
+    entry.locator(".bibtex summary").click()
+    entry.get_by_role("button", name="Copy BibTeX of res2023").click()
+    expect(pg.locator("#status")).to_have_text("BibTeX copied to the clipboard")
+    copied = pg.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("@inproceedings{res2023,") and "url_pdf" in copied
+    for private in ("keywords", "featured", "file =", "/home/me"):
+        assert private not in copied
+    assert p.errors == []
+
+
+def test_styled_page_in_the_browser(exported, opened):
+    p = opened(exported(None, "--style", "apa"))
+    pg = p.page
+    cite = pg.locator("#by-year li.pub[data-key='ruwase2004practical'] .cite")
+    cite.scroll_into_view_if_needed()  # groups off screen are not rendered (content-visibility)
+    expect(cite).to_have_text(re.compile(r"^Ruwase, O., & Lam, M. S. \(2004"))
+    expect(cite.locator("strong")).to_have_text("Ruwase, O.")
+    pg.get_by_label("Search publications").fill("lam practical")
+    expect(pg.locator("#status")).to_have_text(re.compile(r"^1 of 20 "))
+    assert p.errors == []
+
+
+def test_a_long_page_fills_listings_as_they_come_near_the_screen(exported, opened, tmp_path):
+    text = "".join(f"@inproceedings{{k{i},\n  author = {{Doe{i}, Jane}},\n  title = {{Paper {i}}},\n"
+                   f"  booktitle = {{Venue}},\n  year = {{{1990 + i % 30}}},\n"
+                   f"  keywords = {{Systems and networking, Computer vision}},\n}}\n\n"
+                   for i in range(300))
+    p = opened(exported(write(tmp_path / "big.bib", text)))
+    pg = p.page
+    pg.get_by_role("tab", name="By research area").click()
+    last = pg.locator("#by-area li.pub").last
+    assert last.get_attribute("class") == "pub ref"  # far below: not filled yet
+    last.scroll_into_view_if_needed()
+    expect(last.locator(".bibtex summary")).to_be_visible()
+    expect(last.locator(".authors")).to_have_text(re.compile(r"^Jane Doe\d+$"))
+    assert p.errors == []

@@ -133,6 +133,7 @@ def temp_files(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if p.name.endswith(store.TEMP_SUFFIX)]
 
 
+@pytest.mark.slow
 def test_loader_checker_and_writer_never_crash(ram_dir):
     path = ram_dir / "library.bib"
     loaded = refused = edited = 0
@@ -205,6 +206,7 @@ def commands(path: Path, rng: random.Random, keys: list[str]) -> tuple[list[str]
     return rng.choice(choices)
 
 
+@pytest.mark.slow
 def test_every_command_on_mutated_libraries(ram_dir):
     from pubcli.cli import app
 

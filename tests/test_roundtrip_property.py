@@ -204,6 +204,7 @@ def ram_dir(tmp_path_factory):
         yield tmp_path_factory.mktemp("rt")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(doc=DOCUMENTS, bom=st.booleans())
 def test_load_then_save_is_the_identity(ram_dir, doc, bom):
@@ -244,6 +245,7 @@ def _edits(rec, draw):
     return new_key, new_type, fields
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(doc=DOCUMENTS, data=st.data())
 def test_editing_one_entry_changes_only_that_entrys_bytes(doc, data):
@@ -278,6 +280,7 @@ def test_editing_one_entry_changes_only_that_entrys_bytes(doc, data):
             assert now == was
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(doc=DOCUMENTS, data=st.data())
 def test_adding_and_removing_entries_leave_the_rest_alone(doc, data):
@@ -309,12 +312,14 @@ def _agree(doc: str) -> None:
     assert fast.warnings == slow.warnings
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(doc=DOCUMENTS)
 def test_fast_path_agrees_with_the_splitter(doc):
     _agree(doc)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(doc=BROKEN_DOCUMENTS)
 def test_fast_path_agrees_with_the_splitter_on_broken_documents(doc):

@@ -457,8 +457,12 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
         else:
             if i + 1 < n:
                 edits.append((nstart, spans[i + 1][0], ""))
-            elif i > 0:
-                edits.append((spans[i - 1][2], vend, ""))
+            elif i > 0:  # the last field: cut from the end of the last field kept
+                j = i - 1
+                while j > 0 and src.fields[j][0].lower() not in new.fields:
+                    j -= 1
+                kept = src.fields[j][0].lower() in new.fields
+                edits.append((spans[j][2] if kept else spans[0][0], vend, ""))
             else:
                 end = vend
                 tail = re.match(r"\s*,", raw[end:])

@@ -22,6 +22,8 @@ What is checked (``code``, severity):
 * ``bad-doi`` / ``bad-url`` (warning): a DOI that is not ``10.NNNN/suffix``
   (an ``https://doi.org/`` or ``doi:`` prefix is accepted), a URL that is not
   ``http(s)://`` or ``ftp://`` without spaces;
+* ``bad-link`` (warning): a resource link (``url_pdf``, ``slides``...; see
+  :mod:`pubcli.resources`) that is neither ``http(s)://`` nor a relative path;
 * ``unknown-area`` (warning): a research area (``keywords``) outside the
   configured vocabulary, when ``areas`` is given;
 * ``possible-duplicate`` (warning): with ``dedupe=True``, entries that
@@ -38,6 +40,7 @@ from . import values
 from .inherit import Inheritance
 from .library import Library
 from .model import AREA_FIELD, Record, split_areas
+from .resources import link_problem, resource_fields
 from .schema import KNOWN_TYPES, biblatex_file, required_for
 from .similar import closest
 
@@ -140,6 +143,10 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
 
     for name, kind, why in values.field_problems(fields):  # each by its one rule
         add(name, f"bad-{kind}", f"entry '{rec.key}': {why}")
+    for name in resource_fields(fields):
+        why = link_problem(fields[name])
+        if why:
+            add(name, "bad-link", f"entry '{rec.key}': link {name} = {fields[name]!r} {why}")
     if vocabulary:
         for area in split_areas(fields.get(AREA_FIELD)):
             if area.casefold() in vocabulary:

@@ -14,6 +14,8 @@ for one folder up (the project root, for the usual ``data/library.bib``)::
     orcid = "0000-0002-1825-0097"  # the owner's ids, for 'pubcli sync'
     dblp = "251/3272"
     openalex = "A5023888391"
+    private_fields = ["note"]     # also left out of the BibTeX a page visitor copies
+    max_authors = 10              # authors a page shows before "... and N more"
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class Config:
     orcid: str | None = None
     dblp: str | None = None
     openalex: str | None = None
+    private_fields: list[str] = field(default_factory=list)
+    max_authors: int = 10
     path: Path | None = None  # the file the settings came from
 
 
@@ -101,7 +105,8 @@ def _read_toml(path: Path) -> dict:
 
 
 def _config_from(table: dict, path: Path) -> Config:
-    known = {"owner", "role", "areas", "orcid", "dblp", "openalex"}
+    known = {"owner", "role", "areas", "orcid", "dblp", "openalex", "private_fields",
+             "max_authors"}
     for k in table:
         if k not in known:
             raise ConfigError(f"unknown setting '{k}' (known: {', '.join(sorted(known))})",
@@ -120,6 +125,15 @@ def _config_from(table: dict, path: Path) -> Config:
             raise ConfigError(f"area {a!r} contains a separator (',' or ';')", path=path,
                               field="areas")
     cfg.areas = [" ".join(a.split()) for a in areas if a.strip()]
+    private = table.get("private_fields", [])
+    if not isinstance(private, list) or not all(isinstance(f, str) for f in private):
+        raise ConfigError("must be a list of field names", path=path, field="private_fields")
+    cfg.private_fields = [f.strip().lower() for f in private if f.strip()]
+    most = table.get("max_authors", 10)
+    if not isinstance(most, int) or isinstance(most, bool) or most < 1:
+        raise ConfigError("must be a whole number of at least 1", path=path,
+                          field="max_authors")
+    cfg.max_authors = most
     return cfg
 
 

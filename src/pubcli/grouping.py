@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from .errors import ValidationError
-from .latex import fold, to_text
+from .latex import fold, search_fold, to_text
 from .model import GroupBy, Record, type_group, type_group_order
 from .names import PersonQuery, matches_person, person_query, split_authors
 
@@ -48,8 +48,9 @@ def parse_year_range(text: str) -> tuple[int | None, int | None]:
 
 
 def searchable(rec: Record) -> str:
-    return fold(" ".join((to_text(rec.title), to_text(rec.fields.get("author", "")),
-                          to_text(rec.fields.get("editor", "")), to_text(rec.venue))))
+    f = rec.fields
+    return " ".join((search_fold(rec.title), search_fold(f.get("author", "")),
+                     search_fold(f.get("editor", "")), search_fold(rec.venue)))
 
 
 def check_filters(filters: Filters, records: Sequence[Record]) -> None:
@@ -105,8 +106,12 @@ def select(records: Iterable[Record], filters: Filters | None) -> list[Record]:
         recs = [r for r in recs if _has_author(r, people)]
     if filters.search:
         terms = fold(filters.search).split()
-        recs = [r for r in recs if all(t in searchable(r) for t in terms)]
+        recs = [r for r in recs if _has_all(searchable(r), terms)]
     return recs
+
+
+def _has_all(text: str, terms: list[str]) -> bool:
+    return all(t in text for t in terms)
 
 
 def _has_author(rec: Record, people: list[PersonQuery]) -> bool:

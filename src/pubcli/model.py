@@ -41,6 +41,7 @@ class ListFormat(str, Enum):
     csv = "csv"
     keys = "keys"
     bibtex = "bibtex"
+    csl_json = "csl-json"
 
 
 def split_areas(value: str | None) -> list[str]:

@@ -1,4 +1,4 @@
-"""pubcli export: the publications page as HTML or Markdown."""
+"""pubcli export: the publications page as HTML or Markdown, or the library as CSL-JSON."""
 
 from __future__ import annotations
 
@@ -10,29 +10,35 @@ from typing import List, Optional
 
 import typer
 
+from ..styles import CitationStyle
 from . import common
 
 
 class ExportFormat(str, Enum):
     html = "html"
     markdown = "markdown"
+    csl_json = "csl-json"
 
 
-class PageGrouping(str, Enum):
-    year = "year"
-    area = "area"
-    type = "type"
+# The default groupings: three tabs on a web page, one list in Markdown (a README).
+DEFAULT_BY = {"html": ["year", "area", "type"], "markdown": ["year"]}
+
+StyleOpt = typer.Option(None, "--style", help="Write each reference in this citation style "
+                        "(CSL, formatted by citeproc-py) instead of pubcli's own layout.")
+CslOpt = typer.Option(None, "--csl", metavar="FILE",
+                      help="Any CSL 1.0 style file, instead of a shipped --style.")
 
 
 def export_command(
     format: ExportFormat = typer.Argument(..., metavar="FORMAT",
-                                          help="The page format.", show_default=False),
+                                          help="html, markdown or csl-json.", show_default=False),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE",
                                           help="Write the page here (folders are created); "
                                                "default: standard output."),
-    by: Optional[List[PageGrouping]] = typer.Option(
-        None, "--by", "-b", metavar="year|area|type",
-        help="Groupings to show, in this order (repeatable; default: year, area, type)."),
+    by: Optional[List[str]] = typer.Option(
+        None, "--by", "-b", metavar="year|area|type[,year|area|type]",
+        help="Groupings to show, in this order (repeatable; two joined by a comma nest: "
+             "type,year). Default: year, area, type for HTML; year for Markdown."),
     area: Optional[List[str]] = common.AreaOpt,
     type_: Optional[List[str]] = common.TypeOpt,
     year: Optional[str] = common.YearOpt,
@@ -45,6 +51,8 @@ def export_command(
                                             help="Your own Jinja2 template instead of the "
                                                  "shipped one (it may extend "
                                                  "'pubcli/page.html.j2')."),
+    style: Optional[CitationStyle] = StyleOpt,
+    csl: Optional[Path] = CslOpt,
     stamp: bool = typer.Option(False, "--stamp",
                                help="Add the date of the export (UTC, or $SOURCE_DATE_EPOCH). "
                                     "Without it the same library gives the same bytes."),
@@ -52,33 +60,69 @@ def export_command(
 ) -> None:
     """Export the publications page: owner, featured papers, lists by year, area, type.
 
-    HTML is one self-contained file (search box, tabs, BibTeX and abstract
-    toggles, dark mode, no network requests); Markdown is GitHub-flavoured.
-    Featured publications (featured = {true}) come first. The same filters as
-    'list' pick the publications.
+    HTML is one self-contained file (search box, filter chips, tabs, BibTeX and
+    abstract toggles, dark mode, no network requests); Markdown is
+    GitHub-flavoured; csl-json is the CSL-JSON that pandoc, Quarto and Zotero
+    read. Featured publications (featured = {true}) come first. The same
+    filters as 'list' pick the publications. --style apa|ieee|acm|chicago|mla
+    (or --csl FILE) writes each reference in that citation style.
 
     Examples:
 
         pubcli export html -o site/index.html
 
-        pubcli export markdown --by year --year 2015.. > PUBLICATIONS.md
+        pubcli export html --style apa --by type,year -o site/index.html
+
+        pubcli export markdown --year 2015.. > PUBLICATIONS.md
+
+        pubcli export csl-json -o refs.json
     """
     from .. import config, store
-    from ..exporters import build_page, get
+    from ..errors import ValidationError, WriteError
+    from ..exporters import build_page, get, output as out_file
+    from ..exporters.style import parse_grouping
     from ..inherit import publications
 
     path = common.library_path(library)
+    to_stdout = output is None or str(output) == "-"
+    if to_stdout and format is ExportFormat.html and common.stdout_is_terminal():
+        raise ValidationError("not writing an HTML page to the terminal; "
+                              "use -o FILE or redirect (> index.html)")
+    if output is not None and not to_stdout:
+        why = out_file.refusal(output, path)
+        if why:
+            raise WriteError(f"{why}; nothing was written", path=output)
+    groupings = [",".join(parse_grouping(b)) for b in by] if by else \
+        DEFAULT_BY.get(format.value, [])
     filters = common.build_filters(area, type_, year, author, search)
     lib = store.load(path)
     common.report_problems(lib)
     cfg = config.load_config(path)
-    page = build_page(publications(lib.records), source_text=lambda r: store.source_text(lib, r),
-                      filters=filters,
-                      by=[g.value for g in by] if by else ["year", "area", "type"],
-                      owner=owner or cfg.owner, role=cfg.role, area_order=cfg.areas,
-                      stamp=_stamp() if stamp else None)
-    data = get(format.value).render(page, template).encode("utf-8")
-    if output is None or str(output) == "-":
+    styler = None
+    records = publications(lib.records)  # crossref/xdata fields inherited for display
+    if format is ExportFormat.csl_json:
+        from ..exporters import csl as csl_json
+        from ..grouping import select
+
+        chosen = select(records, filters)
+        data = csl_json.dumps(chosen, cfg.private_fields).encode("utf-8")
+        total = len(chosen)
+    else:
+        if style is not None or csl is not None:
+            from ..exporters.csl import styler as make_styler
+
+            styler = make_styler(style.value if style else None, csl)
+        page = build_page(records, source_text=lambda r: store.source_text(lib, r),
+                          filters=filters, by=groupings,
+                          owner=owner or cfg.owner, role=cfg.role, area_order=cfg.areas,
+                          private_fields=cfg.private_fields, max_authors=cfg.max_authors,
+                          styler=styler, stamp=_stamp() if stamp else None)
+        data = get(format.value).render(page, template).encode("utf-8")
+        total = page.total
+        if styler is not None:
+            styler.save()
+            _report_failed(styler)
+    if to_stdout:
         out = getattr(sys.stdout, "buffer", None)
         sys.stdout.flush()
         if out is not None:
@@ -87,12 +131,21 @@ def export_command(
         else:
             sys.stdout.write(data.decode("utf-8"))
     else:
-        _write(output, data)
-        common.note(f"wrote {output} ({page.total} publication{'s' if page.total != 1 else ''})")
+        assert output is not None
+        out_file.write(output, data, library=path)
+        common.note(f"wrote {output} ({total} publication{'s' if total != 1 else ''})")
     if not lib.records:
         common.note(f"{path} holds no publications yet; add one with 'pubcli add'")
-    elif not page.total:
+    elif not total:
         common.note("no publications match")
+
+
+def _report_failed(styler) -> None:
+    """Entries citeproc-py could not format (shown in pubcli's own layout instead)."""
+    for rec, why in styler.failed[:5]:
+        common.warn(f"{why}; shown in pubcli's own layout")
+    if len(styler.failed) > 5:
+        common.warn(f"{len(styler.failed) - 5} more entries citeproc-py could not format")
 
 
 def _stamp() -> str:
@@ -110,20 +163,6 @@ def _stamp() -> str:
     else:
         when = datetime.now(timezone.utc)
     return when.strftime("%Y-%m-%d")
-
-
-def _write(output: Path, data: bytes) -> None:
-    from .. import store
-    from ..errors import WriteError
-
-    if output.is_dir():
-        raise WriteError("is a folder; give a file name such as index.html", path=output)
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WriteError(f"cannot create the folder: {exc.strerror or exc}",
-                         path=output.parent) from None
-    store.atomic_write(output, data)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,7 +9,9 @@ from typing import List, Optional
 import typer
 
 from ..model import GroupBy, ListFormat
+from ..styles import CitationStyle
 from . import common
+from .export_cmd import CslOpt, StyleOpt
 
 RICH_TABLE_LIMIT = 600  # beyond this many rows a terminal gets compact lines
 
@@ -19,7 +21,8 @@ def list_command(
     format: ListFormat = typer.Option(
         ListFormat.text, "--format", "-f",
         help="text: tables on a terminal (stacked when narrow), one line per publication "
-             "when piped; json, csv, keys, bibtex: for programs."),
+             "when piped (with --style: one reference per line); json, csv, keys, bibtex, "
+             "csl-json: for programs."),
     area: Optional[List[str]] = common.AreaOpt,
     type_: Optional[List[str]] = common.TypeOpt,
     year: Optional[str] = common.YearOpt,
@@ -28,6 +31,8 @@ def list_command(
     owner: Optional[str] = typer.Option(None, "--owner",
                                         help="Name to highlight in author lists "
                                              "(default: owner in pubcli.toml)."),
+    style: Optional[CitationStyle] = StyleOpt,
+    csl: Optional[Path] = CslOpt,
     library: Optional[Path] = common.LibraryOpt,
 ) -> None:
     """List the publications, grouped by year, area, type or venue.
@@ -43,6 +48,8 @@ def list_command(
         pubcli list --by area
 
         pubcli list --year 2015..2020 --search "deep learning" --format json
+
+        pubcli list --style apa > publications.txt
     """
     from .. import config, store
     from ..grouping import group, select
@@ -57,6 +64,9 @@ def list_command(
     if not groups and format is ListFormat.text:
         common.note("no publications match" if not filters.is_empty()
                     else f"{path} holds no publications yet; add one with 'pubcli add'")
+    if format is ListFormat.csl_json or style is not None or csl is not None:
+        sys.stdout.write(_csl_listing(groups, format, style, csl, owner or cfg.owner, by))
+        return
     sys.stdout.write(_render(groups, by, format, owner or cfg.owner, lib))
 
 
@@ -91,6 +101,28 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
         for table in render.tables(groups, by, owner):
             console.print(table)
     return captured.get()
+
+
+def _csl_listing(groups, format: ListFormat, style, csl, owner, by) -> str:
+    """--format csl-json, or the text listing in a citation style (--style/--csl)."""
+    from .. import render
+    from ..errors import ValidationError
+    from ..exporters import csl as cslmod
+
+    if format is ListFormat.csl_json:
+        if style is not None or csl is not None:
+            raise ValidationError("--style and --csl apply to the text listing, not csl-json")
+        return cslmod.dumps(cslmod.unique_records(groups))
+    if format is not ListFormat.text:
+        raise ValidationError(f"--style and --csl apply to the text listing, "
+                              f"not --format {format.value}")
+    styler = cslmod.styler(style.value if style else None, csl)
+    assert styler is not None  # the caller comes here for --style or --csl only
+    text = cslmod.text_listing(groups, styler, owner,
+                               lambda name, n: render.heading(name, n, by), common.bold_style())
+    for _, why in styler.failed[:5]:
+        common.warn(f"{why}; listed as title, authors and year")
+    return text
 
 
 def register(app: typer.Typer) -> None:

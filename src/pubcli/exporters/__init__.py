@@ -1,4 +1,5 @@
-"""Exporters: the publications page as HTML or Markdown.
+"""Exporters: the publications page as HTML or Markdown; CSL-JSON and citation
+styles in :mod:`.csl`.
 
 Three steps, each in its own place:
 
@@ -24,7 +25,7 @@ from typing import Callable, Sequence
 from ..errors import PubcliError, ValidationError
 from ..grouping import Filters
 from ..model import Record
-from .style import PAGE_GROUPINGS, Page, build_page
+from .style import MAX_AUTHORS, PAGE_GROUPINGS, Page, build_page
 
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
@@ -77,12 +78,13 @@ def _once_filter():
 
     An entry reads the same in every group it appears in, so a page of 10k
     entries renders 10k entries, not one per group membership."""
-    done: dict[int, object] = {}
+    done: dict[tuple[int, str], object] = {}
 
     def once(entry, macro):
-        out = done.get(id(entry))
+        key = (id(entry), getattr(macro, "name", ""))
+        out = done.get(key)
         if out is None:
-            out = done[id(entry)] = macro(entry)
+            out = done[key] = macro(entry)
         return out
     return once
 
@@ -113,12 +115,29 @@ def export(records: Sequence[Record], fmt: str, *, source_text: Callable[[Record
            filters: Filters | None = None, by: Sequence[str] = PAGE_GROUPINGS,
            owner: str | None = None, role: str | None = None,
            area_order: Sequence[str] = (), template: str | Path | None = None,
-           stamp: str | None = None) -> str:
-    """Records (in file order) -> the page text in format ``fmt``."""
+           stamp: str | None = None, private_fields: Sequence[str] = (),
+           max_authors: int = MAX_AUTHORS, style: str | None = None,
+           csl: str | Path | None = None) -> str:
+    """Records (in file order) -> the page text in format ``fmt`` (``csl-json``: the
+    selected records as CSL-JSON). ``style``/``csl`` pick a citation style."""
+    if fmt == "csl-json":
+        from . import csl as csl_json
+        from ..grouping import select
+
+        return csl_json.dumps(select(records, filters))
     exporter = get(fmt)
+    styler = None
+    if style is not None or csl is not None:
+        from .csl import styler as make_styler
+
+        styler = make_styler(style, csl)
     page = build_page(records, source_text=source_text, filters=filters, by=by, owner=owner,
-                      role=role, area_order=area_order, stamp=stamp)
-    return exporter.render(page, template)
+                      role=role, area_order=area_order, stamp=stamp,
+                      private_fields=private_fields, max_authors=max_authors, styler=styler)
+    text = exporter.render(page, template)
+    if styler is not None:
+        styler.save()
+    return text
 
 
 __all__ = ["EXPORTERS", "Exporter", "get", "export", "render", "build_page", "Page",

@@ -57,6 +57,59 @@ def _escaped(text: str) -> str:
     return str(escape(text))  # names recur from entry to entry
 
 
+def ref(e) -> Markup:
+    """A listing that refers to the entry's full rendering (its home, ``#anchor``):
+    without JavaScript a linked title and the venue line; the page script fills in
+    a copy of the home entry when the listing is shown. (``anchor`` is a slug:
+    ``[a-z0-9-]`` only.)"""
+    line = e.venue_line
+    venue = f'<p class="venue">{_escaped(line)}</p>' if line else ""
+    return Markup(f'<li class="pub ref" data-ref="{e.anchor}" data-key="{_escaped(e.key)}">'
+                  f'<p class="title">'
+                  f'<a href="#{e.anchor}">{rich(e.title) or _escaped(e.key)}</a></p>'
+                  f'{venue}</li>\n')
+
+
+def _ref_filter():
+    """``e|ref``, built once per entry and render (an entry has several listings)."""
+    done: dict[int, Markup] = {}
+
+    def cached(e) -> Markup:
+        out = done.get(id(e))
+        if out is None:
+            out = done[id(e)] = ref(e)
+        return out
+    return cached
+
+
+def pre(text: str) -> Markup:
+    """Text for element content (``<pre>``): only ``&``, ``<`` and ``>`` need escaping."""
+    return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+
+
+def cite(e) -> Markup:
+    """The entry's reference in its citation style, the title linked when it has a URL."""
+    c = e.cite
+    title = rich(c.title)
+    if title and e.title_url:
+        title = Markup(f'<a href="{escape(e.title_url)}">{title}</a>')
+    elif title:
+        title = Markup(f'<span class="title">{title}</span>')
+    return Markup(f"{rich(c.before)}{title}{rich(c.after)}")
+
+
+def facets(e, page) -> Markup:
+    """``e|facets(page)``: ` data-y="2024" data-t="1" data-a="0 2"`: year, and indexes
+    into the page's ``facet_types`` / ``facet_areas`` (listed once, on <main>)."""
+    types, areas = page.facet_index
+    idx = " ".join(str(areas[a]) for a in e.areas if a in areas)
+    out = f' data-y="{e.year}"' if e.year else ""
+    t = types.get(e.type_group)
+    if t is not None:
+        out += f' data-t="{t}"'
+    return Markup(out + (f' data-a="{idx}"' if idx else ""))
+
+
 def csp_hash(text: str) -> str:
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return "sha256-" + base64.b64encode(digest).decode("ascii")
@@ -69,6 +122,10 @@ def environment(loader):
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["rich"] = rich
     env.filters["authors"] = authors
+    env.filters["pre"] = pre
+    env.filters["ref"] = _ref_filter()
+    env.filters["cite"] = cite
+    env.filters["facets"] = facets
     return env
 
 

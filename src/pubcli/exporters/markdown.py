@@ -145,6 +145,24 @@ def authors(people: Iterable[tuple[str, bool]]) -> Markup:
                             for name, owner in people))
 
 
+def cite(e: Entry) -> Markup:
+    """The reference in its citation style; the title linked when it has a URL."""
+    c = e.cite
+    assert c is not None  # cite() is used for pages in a citation style only
+    title = rich(c.title, strong=False) if c.title else Markup("")
+    if title and e.title_url:
+        title = Markup(f"[{title}]({url(e.title_url)})")
+    parts = [str(rich(c.before)) if c.before else "", str(title),
+             str(rich(c.after)) if c.after else ""]
+    return Markup(_guard_line_start("".join(parts)))
+
+
+def venue(e: Entry) -> Markup:
+    """"*ICLR 2024* | May 2024": the venue in italics, apart from the date."""
+    where = f"*{_escape_text(e.venue)}*" if e.venue else ""
+    return Markup(" \\| ".join(p for p in (where, _escape_text(e.date) if e.date else "") if p))
+
+
 def link(lk: Link) -> Markup:
     return Markup(f"[{escape(lk.label)}]({url(lk.url)})")
 
@@ -161,6 +179,8 @@ FILTERS = {
     "md_authors": authors,
     "md_link": link,
     "md_links": links,
+    "md_cite": cite,
+    "md_venue": venue,
 }
 
 

@@ -17,13 +17,19 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, NamedTuple, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 from urllib.parse import quote
 
 from ..grouping import Filters, group, select
 from ..latex import fold, to_text
-from ..model import GroupBy, Record
-from ..view import doi_url, is_http_url, owner_flags, view
+from ..model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record, type_group_order
+
+if TYPE_CHECKING:
+    from .csl import Cite
+from ..resources import AWARD_FIELD, resources
+from .. import values
+from ..view import is_http_url, owner_flags, view
 
 # The groupings a page can show, in the seed page's order.
 PAGE_GROUPINGS: tuple[str, ...] = ("year", "area", "type")
@@ -32,6 +38,9 @@ SECTION_TITLES = {
     "area": ("Publications by Research Area", "By research area"),
     "type": ("Publications by Type", "By type"),
 }
+# Left out of the BibTeX a page visitor copies (plus the configured private_fields).
+PRIVATE_FIELDS: tuple[str, ...] = (AREA_FIELD, FEATURED_FIELD, "file")
+MAX_AUTHORS = 10  # authors shown before "... and N more" (config: max_authors)
 
 
 class Span(NamedTuple):
@@ -68,8 +77,16 @@ class Entry:
     bibtex: str
     areas: list[str]
     featured: bool
+    anchor: str = ""   # the page-wide id of the entry's one full rendering
+    home: str = ""     # slug of the group that holds that rendering
+    resources: list[Link] = field(default_factory=list)  # PDF, slides, code...
+    award: str = ""
+    # a long author list: the first ones and the owner, the rest behind "and N more"
+    authors_shown: list[tuple[str, bool]] = field(default_factory=list)
+    authors_more: list[tuple[str, bool]] = field(default_factory=list)
+    cite: Cite | None = None  # when the page is in a citation style
 
-    @property
+    @cached_property
     def venue_line(self) -> str:
         """"ICLR 2024 | May 2024", or just one of the two."""
         return " | ".join(p for p in (self.venue, self.date) if p)
@@ -80,6 +97,7 @@ class Group:
     name: str
     slug: str
     entries: list[Entry]
+    children: list["Group"] = field(default_factory=list)  # nested grouping (type,year)
 
     @property
     def count(self) -> int:
@@ -88,7 +106,7 @@ class Group:
 
 @dataclass
 class Section:
-    by: str
+    by: str          # "year", or "type,year" for a nested grouping
     title: str
     tab_label: str
     slug: str
@@ -109,10 +127,19 @@ class Page:
     stamp: str | None = None
     generator: str = "pubcli"
     entries: list[Entry] = field(default_factory=list)
+    facet_areas: list[str] = field(default_factory=list)  # filter chips, in display order
+    facet_types: list[str] = field(default_factory=list)
 
     @property
     def title(self) -> str:
         return f"{self.owner} \u2014 Publications" if self.owner else "Publications"
+
+    @cached_property
+    def facet_index(self) -> tuple[dict[str, int], dict[str, int]]:
+        """({type group: index}, {area as written in entries: index}) for the chips."""
+        canon = {fold(a): i for i, a in enumerate(self.facet_areas)}
+        areas = {a: canon[fold(a)] for e in self.entries for a in e.areas if fold(a) in canon}
+        return {t: i for i, t in enumerate(self.facet_types)}, areas
 
 
 # ---------------------------------------------------------------- LaTeX to spans
@@ -207,7 +234,7 @@ def _parse(s: str, i: int, end: int, em: bool, strong: bool, out: list[Span]) ->
             inner = s[i + 1:close]
             m = re.match(r"\s*\\([A-Za-z]+)(?![A-Za-z])\s*", inner)
             decl = _STYLE_DECLS.get(m.group(1)) if m else None
-            if decl:
+            if decl and m:
                 _flush(s, start, i, em, strong, out)
                 _parse(s, i + 1 + m.end(), close, em or decl == "em",
                        strong or decl == "strong", out)
@@ -256,7 +283,6 @@ def _normalize(spans: list[Span]) -> tuple[Span, ...]:
 # ---------------------------------------------------------------- links
 # Characters a URL may carry as they are; everything else is percent-encoded.
 _URL_SAFE = "/:?#[]@!$&'()*+,;=%-._~"
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
 
 
 _PLAIN_URL = re.compile(r"^https?://[A-Za-z0-9/:?#\[\]@!$&'()*+,;=%._~-]+$", re.I)
@@ -274,12 +300,9 @@ def safe_url(url: str) -> str | None:
 
 
 def doi_link(doi: str) -> str | None:
-    """``https://doi.org/...`` for a DOI such as ``10.1145/3190508.3190517``."""
-    suffix = to_text(_DOI_PREFIX.sub("", doi.strip())) if "\\" in doi else _DOI_PREFIX.sub(
-        "", doi.strip())
-    if not re.match(r"^10\.\d{2,9}/\S", suffix):
-        return None
-    return safe_url(doi_url(suffix))
+    """``https://doi.org/...`` for a DOI in any form (:func:`pubcli.values.doi_url`)."""
+    url = values.doi_url(doi)
+    return safe_url(url) if url else None
 
 
 def _detail(label: str, value: str) -> str:
@@ -287,7 +310,79 @@ def _detail(label: str, value: str) -> str:
 
 
 # ---------------------------------------------------------------- records to entries
-def entry(rec: Record, owner: str | None, bibtex: str) -> Entry:
+def public_bibtex(text: str, rec: Record, private: Sequence[str]) -> str:
+    """The entry's BibTeX as written, less its private fields (only their text goes)."""
+    drop = {f for f in private if f in rec.fields}
+    if not drop:
+        return text
+    fast = _cut_fields(text, rec, drop)
+    if fast is not None:
+        return fast
+    from .. import bibtex
+    from ..errors import PubcliError
+
+    kept = rec.copy(fields={k: v for k, v in rec.fields.items() if k not in drop})
+    try:
+        if rec.source is not None:  # patch_entry checks that text is the entry as read
+            return bibtex.patch_entry(text, rec.source, rec, kept, {})
+        return bibtex.format_entry(kept, indent=bibtex.detect_indent(text),
+                                   newline="\r\n" if "\r\n" in text else "\n")
+    except PubcliError:
+        return ""  # never show a private field: no BibTeX rather than all of it
+
+
+_FIELD_BEFORE: dict[str, re.Pattern] = {}
+
+
+def _cut_fields(text: str, rec: Record, drop: set[str]) -> str | None:
+    """The fast path of :func:`public_bibtex`: cut ``, name = value`` (the comma
+    before it, the field's own text) for each dropped field, found by its value
+    exactly as written with its name just before. None when any is not found so."""
+    src = rec.source
+    if src is None or src.read_only:
+        return None
+    cuts = []
+    for name, value in src.fields:
+        if name.lower() not in drop:
+            continue
+        pat = _FIELD_BEFORE.get(name)
+        if pat is None:
+            pat = _FIELD_BEFORE[name] = re.compile(r",\s*" + re.escape(name) + r"\s*=\s*\Z")
+        at = text.rfind(value)
+        while at > 0:
+            m = pat.search(text, max(0, at - len(name) - 64), at)
+            if m:
+                cuts.append((m.start(), at + len(value)))
+                break
+            at = text.rfind(value, 0, at)
+        else:
+            return None
+    if len(cuts) != len(drop):
+        return None
+    out, pos = [], 0
+    for start, end in sorted(cuts):
+        if start < pos:
+            return None
+        out.append(text[pos:start])
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+Author = tuple[str, bool]
+
+
+def split_authors_shown(authors: list[Author], most: int) -> tuple[list[Author], list[Author]]:
+    """(shown, hidden): the first ``most`` authors and the owner, and the rest, behind
+    "... and N more" (nothing hides when at most one name would)."""
+    if len(authors) <= most + 1:
+        return authors, []
+    shown = [a for i, a in enumerate(authors) if i < most or a[1]]
+    return shown, [a for i, a in enumerate(authors) if i >= most and not a[1]]
+
+
+def entry(rec: Record, owner: str | None, bibtex: str, *,
+          private: Sequence[str] = PRIVATE_FIELDS, max_authors: int = MAX_AUTHORS) -> Entry:
     v = view(rec)
     links: list[Link] = []
     for label, url in v.links:
@@ -298,14 +393,19 @@ def entry(rec: Record, owner: str | None, bibtex: str) -> Entry:
     title = rich(rec.title)
     flags = owner_flags(v.raw_names, owner)
     authors = list(zip(v.authors, flags))
+    shown, more = split_authors_shown(authors, max_authors)
     return Entry(
         key=rec.key, type=rec.type, type_group=v.type_group, year=v.year,
         title=title, title_text=(plain(title) if len(title) > 1 else v.title) or rec.key,
         title_url=title_url,
         authors=authors, venue=v.venue, date=v.date,
         details=[_detail(label, value) for label, value in v.details if value],
-        links=links, abstract=rich(rec.fields.get("abstract")), bibtex=bibtex,
-        areas=list(v.areas), featured=v.featured)
+        links=links, abstract=rich(rec.fields.get("abstract")),
+        bibtex=public_bibtex(bibtex, rec, private),
+        areas=list(v.areas), featured=v.featured,
+        resources=[Link(r.label, r.url) for r in resources(rec.fields)],
+        award=to_text(rec.fields.get(AWARD_FIELD, "")),
+        authors_shown=shown, authors_more=more)
 
 
 def slugify(text: str) -> str:
@@ -314,29 +414,112 @@ def slugify(text: str) -> str:
     return s or "group"
 
 
+def parse_grouping(text: str) -> tuple[str, ...]:
+    """"year" -> ("year",); "type,year" -> ("type", "year"): one heading per type with
+    its years inside."""
+    from ..errors import ValidationError
+
+    levels = tuple(p.strip().lower() for p in text.split(",") if p.strip())
+    bad = [p for p in levels if p not in PAGE_GROUPINGS]
+    if not levels or bad or len(set(levels)) != len(levels) or len(levels) > 2:
+        raise ValidationError(f"--by {text!r}: expected one of {', '.join(PAGE_GROUPINGS)}, "
+                              "or two of them joined by a comma (type,year)")
+    return levels
+
+
+def section_titles(levels: Sequence[str]) -> tuple[str, str]:
+    """("Publications by Type and Year", "By type and year") for ("type", "year")."""
+    if len(levels) == 1:
+        return SECTION_TITLES[levels[0]]
+    heads = [SECTION_TITLES[n][0].split(" by ", 1)[1] for n in levels]
+    tabs = [SECTION_TITLES[n][1].split(" ", 1)[1] for n in levels]
+    return (f"Publications by {' and '.join(heads)}", f"By {' and '.join(tabs)}")
+
+
 def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str],
                filters: Filters | None = None, by: Sequence[str] = PAGE_GROUPINGS,
                owner: str | None = None, role: str | None = None,
-               area_order: Sequence[str] = (), stamp: str | None = None) -> Page:
-    """The page for ``records`` (in file order): featured entries and the groupings."""
+               area_order: Sequence[str] = (), stamp: str | None = None,
+               private_fields: Sequence[str] = PRIVATE_FIELDS,
+               max_authors: int = MAX_AUTHORS, styler=None) -> Page:
+    """The page for ``records`` (in file order): featured entries and the groupings.
+
+    ``by`` lists the groupings, each a name or two joined by a comma ("type,year",
+    nested); ``private_fields`` are left out of the BibTeX shown; ``styler`` (a
+    :class:`~.csl.Styler`) adds each entry's reference in a citation style."""
     # newest first; records of the same month keep their order in the file
     chosen = sorted(select(records, filters), key=lambda r: (-(r.year or 0), -(r.month or 0)))
+    private = tuple(dict.fromkeys((*PRIVATE_FIELDS, *private_fields)))
     cache: dict[int, Entry] = {}
     for rec in chosen:
-        cache[id(rec)] = entry(rec, owner, source_text(rec))
+        e = cache[id(rec)] = entry(rec, owner, source_text(rec), private=private,
+                                   max_authors=max_authors)
+        if styler is not None:
+            e.cite = styler.cite(rec, owner, private)
     entries = [cache[id(r)] for r in chosen]
-    used: set[str] = {"featured", "main", "contents", "q", "status", "toc-h", "featured-h"}
+    used: set[str] = {"featured", "main", "contents", "q", "status", "toc-h", "featured-h",
+                      "facets"}
     sections = []
-    for name in dict.fromkeys(by):  # repeated --by values count once
-        title, tab = SECTION_TITLES[name]
-        slug = _unique(f"by-{name}", used)
-        groups = []
-        for gname, recs in group(chosen, GroupBy(name), area_order):
-            groups.append(Group(gname, _unique(f"{slug}-{slugify(gname)}", used),
-                                [cache[id(r)] for r in recs]))
+    for spec in dict.fromkeys(by):  # repeated --by values count once
+        levels = parse_grouping(spec)
+        title, tab = section_titles(levels)
+        name = ",".join(levels)
+        slug = _unique(f"by-{'-'.join(levels)}", used)
+        groups = _groups(chosen, levels, slug, area_order, cache, used)
         sections.append(Section(name, title, tab, slug, groups))
+    _place(entries, sections, used)
+    areas, types = _facets(entries, area_order)
     return Page(owner=owner, role=role, featured=[e for e in entries if e.featured],
-                sections=sections, total=len(entries), stamp=stamp, entries=entries)
+                sections=sections, total=len(entries), stamp=stamp, entries=entries,
+                facet_areas=areas, facet_types=types)
+
+
+def _facets(entries: Sequence[Entry], area_order: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The areas and type groups the entries have, in the order listings show them
+    (configured areas first, then the others by name; type groups in their order)."""
+    canon = {fold(a): a for a in area_order}
+    areas: dict[str, str] = {}
+    types: set[str] = set()
+    for e in entries:
+        types.add(e.type_group)
+        for a in e.areas:
+            areas.setdefault(fold(a), canon.get(fold(a), a))
+    rank = {fold(a): i for i, a in enumerate(area_order)}
+    ordered = sorted(areas, key=lambda f: (rank.get(f, len(rank)), f))
+    return [areas[f] for f in ordered], sorted(types, key=type_group_order)
+
+
+def _groups(recs: Sequence[Record], levels: Sequence[str], prefix: str,
+            area_order: Sequence[str], cache: dict[int, Entry], used: set[str]) -> list[Group]:
+    out = []
+    for gname, members in group(recs, GroupBy(levels[0]), area_order):
+        slug = _unique(f"{prefix}-{slugify(gname)}", used)
+        children = _groups(members, levels[1:], slug, area_order, cache, used) \
+            if len(levels) > 1 else []
+        out.append(Group(gname, slug, [cache[id(r)] for r in members], children))
+    return out
+
+
+def _place(entries: list[Entry], sections: list[Section], used: set[str]) -> None:
+    """Give every entry one home: the first group (in page order) that lists it holds
+    its full rendering (details, abstract, BibTeX); every other listing, the featured
+    one included, refers to it by ``anchor``. Entries in no group live in Featured."""
+    for e in entries:
+        e.anchor = _unique(f"p-{slugify(e.key)}", used)
+        e.home = ""
+    def visit(groups: list[Group]) -> None:
+        for g in groups:
+            if g.children:
+                visit(g.children)
+                continue
+            for e in g.entries:
+                if not e.home:
+                    e.home = g.slug
+    for s in sections:
+        visit(s.groups)
+    for e in entries:
+        if not e.home:
+            e.home = "featured"
 
 
 def _unique(slug: str, used: set[str]) -> str:

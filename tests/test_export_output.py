@@ -1,0 +1,102 @@
+"""`export -o` never replaces the library (or any BibTeX file) and writes atomically;
+`export html` does not spill a page onto a terminal."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from .conftest import write
+
+
+def _refused(r, lib_bytes, lib):
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
+    assert lib.read_bytes() == lib_bytes
+
+
+@pytest.mark.parametrize("how", ["same", "relative", "dotdot", "symlink", "hardlink"])
+def test_output_that_is_the_library_is_refused_and_nothing_is_written(cli, library, tmp_path,
+                                                                      chdir, how):
+    before = library.read_bytes()
+    folder = library.parent
+    (folder / "sub").mkdir()
+    chdir(folder)
+    target = {"same": str(library), "relative": "library.bib",
+              "dotdot": "sub/../library.bib"}.get(how)
+    if how == "symlink":
+        os.symlink(library, folder / "page.html")
+        target = "page.html"
+    elif how == "hardlink":
+        os.link(library, folder / "page.html")
+        target = "page.html"
+    r = cli("export", "html", "-o", target, "-l", library)
+    _refused(r, before, library)
+    assert "library" in r.stderr
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        ["library.bib", "pubcli.toml", "sub"] + (["page.html"] if how in ("symlink", "hardlink")
+                                                  else []))
+
+
+def test_library_given_by_a_symlink_is_still_protected(cli, library, tmp_path):
+    link = tmp_path / "link.bib"
+    os.symlink(library, link)
+    before = library.read_bytes()
+    _refused(cli("export", "markdown", "-o", library, "-l", link), before, library)
+
+
+@pytest.mark.parametrize("name", ["other.bib", "OTHER.BIB"])
+def test_output_that_is_another_bibtex_file_is_refused(cli, library, tmp_path, name):
+    other = write(tmp_path / name, "@misc{a, title = {Keep me}}\n")
+    before = other.read_bytes()
+    r = cli("export", "markdown", "-o", other, "-l", library)
+    _refused(r, before, other)
+    assert ".bib" in r.stderr
+
+
+def test_symlink_to_a_bibtex_file_is_refused(cli, library, tmp_path):
+    other = write(tmp_path / "other.bib", "@misc{a, title = {Keep me}}\n")
+    os.symlink(other, tmp_path / "out.html")
+    r = cli("export", "html", "-o", tmp_path / "out.html", "-l", library)
+    _refused(r, other.read_bytes(), other)
+
+
+def test_a_new_bib_named_output_is_allowed_only_if_it_does_not_exist(cli, library, tmp_path):
+    # a new file may be called anything; an existing .bib is never replaced
+    target = tmp_path / "new.bib.html"
+    assert cli("export", "html", "-o", target, "-l", library).exit_code == 0
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_export_replaces_an_old_page_atomically_leaving_no_temp_files(cli, library, tmp_path):
+    target = write(tmp_path / "index.html", "old page")
+    os.chmod(target, 0o640)
+    r = cli("export", "html", "-o", target, "-l", library)
+    assert r.exit_code == 0, r.output
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert oct(target.stat().st_mode & 0o777) == oct(0o640)
+    assert [p.name for p in tmp_path.iterdir() if p.name != "data"] == ["index.html"]
+
+
+def test_read_only_old_page_is_an_error_and_stays(cli, library, tmp_path):
+    target = write(tmp_path / "index.html", "old page")
+    os.chmod(target, 0o444)
+    r = cli("export", "html", "-o", target, "-l", library)
+    assert r.exit_code == 2 and target.read_text() == "old page"
+
+
+def test_html_to_a_terminal_is_refused_with_a_hint(cli, library):
+    r = cli("export", "html", "-l", library, env={"TTY_COMPATIBLE": "1"})
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "-o FILE" in r.stderr and "redirect" in r.stderr
+    assert r.stderr.count("\n") == 1
+
+
+def test_html_to_a_pipe_and_markdown_to_a_terminal_are_fine(cli, library):
+    r = cli("export", "html", "-l", library, env={"TTY_COMPATIBLE": "0"})
+    assert r.exit_code == 0 and r.stdout.startswith("<!DOCTYPE html>")
+    r = cli("export", "markdown", "-l", library, env={"TTY_COMPATIBLE": "1"})
+    assert r.exit_code == 0 and r.stdout.startswith("# Olatunji Ruwase")
+    r = cli("export", "html", "-o", "-", "-l", library, env={"TTY_COMPATIBLE": "1"})
+    assert r.exit_code == 2
