@@ -141,8 +141,8 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
                 add(options[0], "missing-field",
                     f"entry '{rec.key}' (@{rec.type}) has no {' or '.join(options)}")
 
-    for name, kind, why in values.field_problems(fields):  # each by its one rule
-        add(name, f"bad-{kind}", f"entry '{rec.key}': {why}")
+    for name, kind, problem in values.field_problems(fields):  # each by its one rule
+        add(name, f"bad-{kind}", f"entry '{rec.key}': {problem}")
     for name in resource_fields(fields):
         why = link_problem(fields[name])
         if why:
