@@ -40,7 +40,7 @@ from . import sources, values
 from .errors import PubcliError, ValidationError
 from .latex import escape, protect_case
 from .model import MONTH_NAMES, Record
-from .names import PARTICLES, bibtex_name, known_names
+from .names import PARTICLES, SUFFIXES, bibtex_name, known_names
 
 if TYPE_CHECKING:
     from .config import Config
@@ -112,7 +112,7 @@ def looks_like_authors(line: str) -> bool:
         if len(names) == 1 and len(words) < 2:
             return False
         for w in words:
-            if w.lower() in PARTICLES or w.lower().rstrip(".") in {"jr", "sr"}:
+            if w.lower() in PARTICLES or w.lower() in SUFFIXES:
                 continue
             if not _NAME_WORD_RE.match(w):
                 return False
