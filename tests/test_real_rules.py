@@ -176,3 +176,17 @@ def test_add_and_import_judge_a_file_as_check_will_judge_the_library_after(tmp_p
     assert r.exit_code == 2 and "publisher" in r.stderr
     (vol,) = importers.plan(importers.read_source("vol.bib", plain)[0], store.load(bib).records)
     assert vol.status == "invalid" and "publisher" in vol.problem
+
+
+def test_a_name_written_as_a_macro_does_not_crash_import_or_dedupe(tmp_path, cli):
+    # tugboat.bib: author = {\Thanh{} and Sebastian Rahtz}, in two entries of one work
+    entry = ("@article{{{key},\n  author = {{\\Thanh{{}} and Sebastian Rahtz}},\n"
+             "  title = {{Hyphenation Patterns}},\n  journal = {{TUGboat}},\n  year = {{1998}},\n}}\n")
+    src = write(tmp_path / "in.bib", entry.format(key="a") + entry.format(key="b"))
+    lib = write(tmp_path / "lib.bib", "")
+    r = cli("import", src, "-n", "-l", lib)
+    assert r.exit_code == 0, r.stderr
+    first, second = r.stdout.splitlines()
+    assert first.startswith("added\ta\t") and " a " in second  # the twin is matched to a
+    r = cli("check", "--dedupe", "-l", src)  # a crash would raise here
+    assert r.exit_code in (0, 1) and "duplicate-key" not in r.stdout
