@@ -85,10 +85,7 @@ def test_a_short_flag_means_one_thing_in_every_command():
     from pubcli.cli import app
 
     group = get_command(app)
-    # dedupe's options belong to the dedupe work (its -y/-t are being renamed there)
     for name, command in group.commands.items():
-        if name == "dedupe":
-            continue
         for short, long in _short_flags(command).items():
             assert SHORT_FLAGS.get(short) == long, f"{name}: {short} is {long}"
 

@@ -243,3 +243,33 @@ def test_json_for_several_files_is_one_array(cli, hard_copy, pair):
     groups = json.loads(r.stdout)
     assert {g["library"] for g in groups} == {str(pair), str(hard_copy)}
     assert len(groups) == N_DUP_CASES + 1
+
+
+def test_piped_listing_is_one_tab_separated_line_per_entry(cli, pair):
+    r = cli("dedupe", "-l", pair)
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("Group 1: 2 entries, score ")
+    rows = [ln.split("\t") for ln in lines[1:3]]
+    assert [row[:4] for row in rows] == [["1", "fischer2021contrastive", "inproceedings", "2"],
+                                         ["2", "fischer2020arxiv", "misc", "17"]]
+    assert "fischer2021contrastive" in lines[3] and "fischer2020arxiv" in lines[3]
+    assert "title 99" in lines[3]
+
+
+def test_control_characters_in_entries_are_shown_not_sent_to_the_terminal(cli, tmp_path):
+    text = PAIR.replace("Pre-training of Code Embeddings}", "Pre-training of Code Embeddings\x1b}")
+    lib = write(tmp_path / "lib.bib", text)
+    r = cli("dedupe", "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert "\x1b" not in r.stdout
+    assert "Code Embeddings\u241b" in r.stdout
+
+
+def test_merge_prompt_asks_again_on_an_answer_it_does_not_know(cli, pair):
+    before = pair.read_bytes()
+    r = cli("dedupe", "--merge", "-l", pair, input="x\ns\n")
+    assert r.exit_code == 0, r.output
+    assert "please answer one of m, s, d, q" in r.stderr
+    assert "Group 1 of 1: 2 entries" in r.stderr
+    assert pair.read_bytes() == before

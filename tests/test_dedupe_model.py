@@ -280,3 +280,96 @@ def test_the_same_pmid_is_strong_evidence_and_another_counts_against():
     same = next(x for x in dedupe.explain(a, b).contributions if x.field is dedupe.Field.PMID)
     other = next(x for x in dedupe.explain(a, c).contributions if x.field is dedupe.Field.PMID)
     assert same.weight > 5 and other.weight < -5
+
+
+# ---------------------------------------------------------------- scraped sources
+def _level(a: Record, b: Record, field: str) -> str:
+    cmp = compare(Features(a, 0), Features(b, 1))
+    f = dedupe.Field(field)
+    level = cmp.level(f)
+    return "missing" if level == dedupe.MISSING else dedupe.LEVELS[f][level]
+
+
+@pytest.mark.parametrize("mangled, clean", [
+    ("kã ¶ stler", "kostler"),                       # UTF-8 read as Latin-1, re-tokenised
+    ("f , vincent . â ?? nearest neighbor queriesâ ??", "f vincent nearest neighbor queries"),
+    ("g kіstler", "g kistler"),                       # a Cyrillic i inside a Latin word
+    ("анализ", "анализ"),                             # an all-Cyrillic word stays
+])
+def test_text_through_the_wrong_code_page_is_repaired(mangled, clean):
+    assert dedupe.normalise(mangled) == clean
+
+
+def test_names_with_mangled_letters_and_debris_are_the_same_people():
+    a = dedupe.parse_authors("j hammerâ ? ¦ and g kã ¶ stler")
+    b = dedupe.parse_authors("J. Hammer and G. Köstler")
+    assert dedupe.shared_authors(a, b) == 2
+
+
+@pytest.mark.parametrize("a, b", [
+    ("l. wong . comprehension syntax", "comprehension syntax"),
+    ("the bucky object-relational benchmark ( experience paper )",
+     "the bucky object-relational benchmark"),
+    ("tutorial : state of the art in workflow management research and products",
+     "state of the art in workflow management research and products"),
+])
+def test_a_title_inside_citation_debris_is_its_main_title(a, b):
+    assert _level(rec("a", title=a), rec("b", title=b), "title") == "main title"
+
+
+def test_a_venue_cut_short_is_unclear_not_different():
+    a = rec("a", "inproceedings", title="t", booktitle="Proceedings of the 25th International "
+            "Conference on Very &hellip;")
+    b = rec("b", "inproceedings", title="t", booktitle="VLDB")
+    assert _level(a, b, "venue") == "unclear"
+    c = rec("c", "inproceedings", title="t", booktitle="ICDE")
+    assert _level(b, c, "venue") == "different"
+
+
+def test_an_author_list_cut_short_says_nothing_against_a_match():
+    full = rec("a", title="t", author="Shanmugasundaram, J. and Tufte, K. and Zhang, C.")
+    cut = rec("b", title="t", author="J Zhang…")
+    assert _level(full, cut, "authors") == "missing"
+    other = rec("c", title="t", author="J Zhang")
+    assert _level(full, other, "authors") == "none of 1"
+
+
+def test_misc_says_nothing_about_the_type():
+    a = rec("a", "misc", title="t")
+    assert _level(a, rec("b", "inproceedings", title="t"), "type") == "missing"
+    assert _level(rec("c", "article", title="t"), rec("d", "book", title="t"),
+                  "type") == "different"
+
+
+def test_another_journal_and_volume_is_its_own_level():
+    a = rec("a", title="t", journal="Clinical Cancer Research", volume="16")
+    b = rec("b", title="t", journal="Cancer Prevention Research", volume="3")
+    assert _level(a, b, "venue") == "other venue and volume"
+    c = rec("c", title="t", journal="Clinical Cancer Research", volume="17")
+    assert _level(a, c, "venue") == "other volume"
+
+
+@pytest.mark.parametrize("a, b", [("aggregate", "aggregation"), ("query", "querying"),
+                                  ("tool", "tools"), ("files", "les")])
+def test_inflections_and_lost_ligatures_are_not_replaced_words(a, b):
+    ta = f"efficient {a} processing over distributed streams"
+    tb = f"efficient {b} processing over distributed streams"
+    assert _level(rec("a", title=ta), rec("b", title=tb), "title") != "a word replaced"
+
+
+def test_a_replaced_word_still_is_one():
+    ta = "home exercise therapy for motor recovery after stroke in older adults"
+    tb = "home exercise therapy for motor recovery after stroke in older children"
+    assert _level(rec("a", title=ta), rec("b", title=tb), "title") == "a word replaced"
+
+
+def test_a_title_buried_in_debris_is_a_candidate(tmp_path):
+    from pubcli.dedupe.blocking import Index, block
+
+    recs = [rec("a", title="ramakrishnan r. livny m ( 1996 ) birch : an efficient data "
+                "clustering method for very large databases"),
+            rec("b", title="birch : an efficient data clustering method for very large "
+                "databases")]
+    recs += [rec(f"x{i}", title=f"an efficient method number {i} for other things")
+             for i in range(30)]
+    assert (0, 1) in block(Index(recs))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import typer
 
-from ..errors import NotFound, PubcliError, ValidationError
+from ..errors import LibraryChanged, NotFound, ValidationError
 from . import common
 
 if TYPE_CHECKING:
@@ -25,10 +25,6 @@ class DedupeFormat(str, Enum):
     text = "text"
     json = "json"
     github = "github"
-
-
-class LibraryChanged(PubcliError):
-    """The file changed between the questions and the merge."""
 
 
 def dedupe_command(
@@ -213,54 +209,69 @@ def _as_github(path: Path, groups: list["Group"]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _tables(groups: list["Group"]) -> list:
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
+HEADERS = ["#", "Entry", "Type", "Line", "Year", "Title", "Authors"]
 
+
+def _heading(n: int, total: int | None, g: "Group") -> str:
+    of = f" of {total}" if total else ""
+    return f"Group {n}{of}: {len(g.records)} entries, score {g.score:.0f}"
+
+
+def _rows(g: "Group") -> list[list[str]]:
     from ..dedupe import person_strings
     from ..latex import to_text
     from ..view import view
 
-    out = []
-    for n, g in enumerate(groups, 1):
-        t = Table(title=f"Group {n}: {len(g.records)} entries, score {g.score:.0f}",
-                  title_justify="left", title_style="bold", box=box.SIMPLE_HEAD, expand=True,
-                  pad_edge=False)
-        t.add_column("#", no_wrap=True, width=2)
-        t.add_column("Entry", no_wrap=True)
-        t.add_column("Year", no_wrap=True, width=4)
-        t.add_column("Title", ratio=5)
-        t.add_column("Authors", ratio=3)
-        for i, rec in enumerate(g.records, 1):
-            v = view(rec)
-            people = [to_text(p) for p in person_strings(rec.fields.get("author")
-                                                          or rec.fields.get("editor"))]
-            authors = "; ".join(people[:3]) + (" et al." if len(people) > 3 else "")
-            entry = Text(rec.key)
-            entry.append(f"\n{rec.type}, line {rec.line}", style="dim")
-            t.add_row(str(i), entry, str(v.year or ""), v.title or "(no title)", authors)
-        caption = Text()
-        for link in g.links:
-            caption.append(_evidence(link) + "\n", style="dim")
-        for c in g.conflicts:
-            caption.append(f"needs a human: {c}\n", style="yellow")
-        t.caption = caption
-        t.caption_justify = "left"
-        out.append(t)
-    return out
+    rows = []
+    for i, rec in enumerate(g.records, 1):
+        v = view(rec)
+        people = [to_text(p) for p in person_strings(rec.fields.get("author")
+                                                      or rec.fields.get("editor"))]
+        authors = "; ".join(people[:3]) + (" et al." if len(people) > 3 else "")
+        rows.append([str(i), rec.key, rec.type, str(rec.line), str(v.year or ""),
+                     v.title or "(no title)", authors])
+    return rows
+
+
+def _notes(g: "Group") -> list[str]:
+    """Why the group holds together (each link's evidence), and what needs a human."""
+    return [_evidence(link) for link in g.links] + [f"needs a human: {c}" for c in g.conflicts]
 
 
 def _show(path: Path, groups: list["Group"], fmt: DedupeFormat) -> None:
+    """Each group: a heading, its entries (a table on a wide terminal, stacked on a
+    narrow one, tab-separated when piped: :func:`common.print_rows`) and the links'
+    evidence, all cleaned of control characters."""
+    from ..render.text import clean, one_line
+
     out = sys.stdout
     if fmt is DedupeFormat.github:
-        out.write(_as_github(path, groups))
-    elif groups:
-        from rich.console import Console
+        out.write(clean(_as_github(path, groups)))
+        return
+    bold = common.bold_style()
+    for n, g in enumerate(groups, 1):
+        if n > 1:
+            out.write("\n")
+        out.write(bold(one_line(_heading(n, None, g))) + "\n")
+        out.flush()
+        common.print_rows(HEADERS, _rows(g))
+        out.write("".join(f"  {one_line(note)}\n" for note in _notes(g)))
+        out.flush()
 
-        console = Console(highlight=False, soft_wrap=False, file=out)
-        for table in _tables(groups):
-            console.print(table)
+
+def _show_on_stderr(n: int, total: int, g: "Group") -> None:
+    """One group for the --merge dialogue (on stderr: stdout stays data)."""
+    from ..render import table
+    from ..render.text import one_line
+
+    err = sys.stderr
+    err.write("\n" + one_line(_heading(n, total, g)) + "\n")
+    if _stderr_is_terminal() and common.terminal_width() > table.NARROW:
+        _stderr_console().print(table.rich_table(HEADERS, _rows(g)))
+    else:
+        err.write(table.stacked(HEADERS, _rows(g)))
+    err.write("".join(f"  {one_line(note)}\n" for note in _notes(g)))
+    err.flush()
 
 
 # ---------------------------------------------------------------- explain, weights
@@ -378,21 +389,20 @@ def _merged_notes(results, dry_run: bool) -> None:
 
 def _merge_asking(path: Path, lib: "Library", groups: list["Group"], *, dry_run: bool) -> int:
     from .. import bibtex, distinct, store
-    from . import merge_dialog
+    from . import dialogues
 
     if not groups:
         common.note("no duplicates found")
         return 0
     plans = []
     not_dups: list[tuple[str, str]] = []
-    console = _stderr_console()
     for n, g in enumerate(groups, 1):
-        decision = merge_dialog.ask(console, n, len(groups), g, _tables)
+        decision = dialogues.ask_merge(g, lambda: _show_on_stderr(n, len(groups), g))
         if decision is None:  # quit
             break
-        if decision == merge_dialog.SKIP:
+        if decision == dialogues.MERGE_SKIP:
             continue
-        if decision == merge_dialog.DISTINCT:
+        if decision == dialogues.MERGE_DISTINCT:
             recs = g.records
             not_dups += [(recs[i].key, recs[j].key) for i in range(len(recs))
                          for j in range(i + 1, len(recs))]

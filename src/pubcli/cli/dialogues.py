@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import replace
-from typing import Callable, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 from ..errors import PubcliError, ValidationError
 from . import common
@@ -169,3 +169,67 @@ def _ask_field(name: str) -> str:
             return entries.check_year(answer)
         except ValidationError as exc:
             common.note(exc.message)
+
+
+# ------------------------------------------------------------------ dedupe --merge
+MERGE_SKIP = "skip"
+MERGE_DISTINCT = "distinct"
+
+
+def choose(question: str, choices: Sequence[str], default: str) -> str:
+    """Ask on stderr until the answer is one of ``choices``; an empty answer is
+    ``default``; end of input aborts (nothing is written)."""
+    import typer
+
+    from ..render.text import clean
+
+    while True:
+        sys.stderr.write(clean(f"{question} [{'/'.join(choices)}] ({default}): "))
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        if not line:
+            sys.stderr.write("\n")
+            raise typer.Abort()
+        answer = line.strip().lower() or default
+        if answer in choices:
+            return answer
+        sys.stderr.write(f"please answer one of {', '.join(choices)}\n")
+
+
+def ask_merge(group, show: Callable[[], None]):
+    """``pubcli dedupe --merge``, one group: show it (``show`` prints it on stderr),
+    then ask: merge (keeping which entry, and which value of each conflicting
+    field), skip, mark as not duplicates, or quit. Returns the merge result,
+    :data:`MERGE_SKIP`, :data:`MERGE_DISTINCT`, or None (quit)."""
+    from .. import dedupe
+    from ..render.text import one_line
+
+    show()
+    action = choose("merge (m), skip (s), mark as not duplicates (d), or quit (q)",
+                    ["m", "s", "d", "q"], "m")
+    if action == "q":
+        return None
+    if action == "s":
+        return MERGE_SKIP
+    if action == "d":
+        return MERGE_DISTINCT
+    recs = group.records
+    suggested = dedupe.suggest_keep(recs)
+    default = next(i for i, r in enumerate(recs, 1) if r is suggested)
+    pick = choose("keep which entry", [str(i) for i in range(1, len(recs) + 1)], str(default))
+    result = dedupe.merge(recs, recs[int(pick) - 1])
+    for c in result.conflicts:
+        options = [(result.record.key, c.kept)] + c.others
+        sys.stderr.write(one_line(f"{c.field} differs:") + "\n")
+        for i, (k, v) in enumerate(options, 1):
+            sys.stderr.write(f"  {i}. {one_line(v)}  ({one_line(k)})\n")
+        choice = choose(f"keep which {c.field}", [str(i) for i in range(1, len(options) + 1)],
+                        "1")
+        value = options[int(choice) - 1][1]
+        if c.field == "@type":
+            result.record = result.record.copy(type=value)
+        else:
+            fields = dict(result.record.fields)
+            fields[c.field] = value
+            result.record = result.record.copy(fields=fields)
+    return result

@@ -3,7 +3,8 @@
 Candidate pairs come from exact keys (identifiers, identical titles, identical
 word sets, a title equal to another's main title) and from a sorted
 neighbourhood over the distinct titles in three orders (as written, words
-sorted, reversed), scored in C by rapidfuzz. Only those pairs are compared in full. Everything is ordered by
+sorted, reversed), scored in C by rapidfuzz, and from titles sharing two of their
+three rarest words (debris around a title moves it in every sort order). Only those pairs are compared in full. Everything is ordered by
 record index, and the matcher numbers records in a canonical (content) order,
 so the pairs do not depend on the order of the file.
 """
@@ -16,7 +17,7 @@ from typing import Callable, Iterator, Sequence
 from ..model import Record
 from .evidence import Features
 from .identifiers import BOOKLIKE
-from .normalise import title_score
+from .normalise import _STOP, title_score
 
 #: Sorted-neighbourhood window (neighbours compared per record and pass).
 WINDOW = 6
@@ -243,7 +244,56 @@ def block(index: Index, *, window: int = WINDOW,
         done += len(keys)
         if progress is not None:
             progress(done, total)
+    _rare_word_pairs(index, pairs)
     return pairs
+
+
+#: Titles sharing two of their three rarest words meet when their word sets are this alike
+#: (rapidfuzz ``token_set_ratio``): debris before or after a title ("k shim fast
+#: similarity search ...", "... ( panel abstract )") moves it far in every sort order.
+RARE_CUT = 80.0
+
+
+def _rare_word_pairs(index: Index, pairs: set[tuple[int, int]]) -> None:
+    from collections import Counter
+    from itertools import chain, combinations
+
+    from rapidfuzz import fuzz
+
+    words: dict[str, set[str]] = {}
+    stop = _STOP
+    for title in index.by_title:
+        ws = set(title.split()) - stop
+        if len(ws) >= 2:
+            words[title] = ws
+    df: Counter[str] = Counter(chain.from_iterable(words.values()))
+    rank = {w: (c, w) for w, c in df.items()}.__getitem__  # ties go the same way every run
+    groups: dict[tuple[str, ...], list[str]] = {}
+    add = groups.setdefault
+    for title, ws in words.items():
+        rare = sorted(ws, key=rank)[:3]
+        if rank(rare[1])[0] < 2:
+            continue  # at most one word another title has
+        rare.sort()
+        for key in combinations(rare, 2):
+            add(key, []).append(title)
+    seen: set[tuple[str, str]] = set()
+    ratio = fuzz.token_set_ratio
+    for group in groups.values():
+        if not 1 < len(group) <= _BIG_BLOCK:
+            continue
+        for x, y in combinations(group, 2):
+            if (x, y) in seen:
+                continue
+            seen.add((x, y))
+            if ratio(x, y, score_cutoff=RARE_CUT) < RARE_CUT:
+                continue
+            gi, gj = index.by_title[x], index.by_title[y]
+            if len(gi) * len(gj) > _BIG_BLOCK * _BIG_BLOCK:
+                continue
+            for i in gi:
+                for j in gj:
+                    pairs.add((i, j) if i < j else (j, i))
 
 
 def _neighbour_hits(keys: list[str], window: int, cut: float) -> Iterator[tuple[int, int]]:

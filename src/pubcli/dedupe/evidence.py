@@ -21,8 +21,8 @@ from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _S
                         _has_separator, _main_title, _marker_difference, _normalise, _unmatched_words,
                         normalise,
                         strip_annotations, title_score)
-from .people import Person, _author_index, _parse_authors, person_match, shared_authors
-from .venues import venue_relation
+from .people import CUT_LIST_RE, Person, _author_index, _parse_authors, person_match, shared_authors
+from .venues import CUT, venue_relation
 
 MISSING = -1
 
@@ -47,12 +47,13 @@ FIELDS: tuple[Field, ...] = tuple(Field)
 
 #: Level names per field, strongest agreement first.
 LEVELS: dict[Field, tuple[str, ...]] = {
-    Field.TITLE: ("exact", "exact, common", "95+", "88+", "main title", "a word replaced", "70+",
-                  "different"),
+    Field.TITLE: ("exact", "exact, common", "exact, short", "95+", "88+", "main title",
+                  "a word replaced", "70+", "70+, words replaced", "different"),
     Field.AUTHORS: ("all, 3+", "all", "all, reordered", "most, 3+", "most", "some", "none",
                     "none of 1"),
     Field.YEAR: ("same", "1 apart", "1 apart, a preprint", "2 apart", "further"),
-    Field.VENUE: ("same volume", "same venue", "unclear", "other volume", "different"),
+    Field.VENUE: ("same volume", "same venue", "unclear", "other volume",
+                  "other venue and volume", "different"),
     Field.NUMBER: ("same", "different"),
     Field.PAGES: ("same", "same first page", "different"),
     Field.DOI: ("same", "different"),
@@ -61,7 +62,7 @@ LEVELS: dict[Field, tuple[str, ...]] = {
     Field.TYPE: ("same", "compatible", "different"),
     Field.PMID: ("same", "different"),
 }
-T_EXACT, T_COMMON, T_95, T_88, T_MAIN, T_WORD, T_70, T_LOW = range(8)
+T_EXACT, T_COMMON, T_SHORT, T_95, T_88, T_MAIN, T_WORD, T_70, T_70_WORDS, T_LOW = range(10)
 
 
 class VetoKind(str, Enum):
@@ -124,6 +125,8 @@ _LOOSE_TYPES = frozenset({"misc", "unpublished", "online", "electronic", "www", 
                           "techreport", "report", "manual", "booklet", ""})
 
 
+_SENTENCE_RE = re.compile(r"\s*\.\s+")
+_CUT_RE = re.compile(r"\u2026|&\s*hellip\s*;|\.\.\.\s*[,;]?\s*$")
 _BOOK_DOI_RE = re.compile(r"/97[89]-?\d")  # a DOI built on an ISBN: a book's
 _PART_TYPES = frozenset({"incollection", "inbook", "inproceedings", "chapter"})
 
@@ -133,7 +136,8 @@ class Features:
     first comparison."""
 
     __slots__ = ("record", "index", "title", "_sorted", "_main", "_authors", "_ids",
-                 "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio")
+                 "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
+                 "_segments")
 
     def __init__(self, record: Record, index: int = 0) -> None:
         self.record = record
@@ -147,6 +151,7 @@ class Features:
         self._aindex: dict[str, list[int]] | None = None
         self._venue: str | None = None
         self._biblio: tuple | None = None
+        self._segments: tuple[str, ...] | None = None
 
     # titles
     def _detail(self) -> None:
@@ -199,6 +204,23 @@ class Features:
             self._main = "" if main == self.title else main
         return self._main
 
+    @property
+    def segments(self) -> tuple[str, ...]:
+        """The normalised pieces of a title written with sentence periods, of two
+        content words or more ("l. wong . comprehension syntax" -> "comprehension
+        syntax"): what is left when citation debris is written around a title."""
+        if self._segments is None:
+            raw = strip_annotations(self.record.fields.get("title", ""))
+            out: list[str] = []
+            if ". " in raw:
+                for piece in _SENTENCE_RE.split(raw):
+                    norm = _normalise(piece)
+                    if norm != self.title and sum(
+                            1 for t in norm.split() if t not in _STOP and len(t) > 1) >= 2:
+                        out.append(norm)
+            self._segments = tuple(out)
+        return self._segments
+
     # the rest
     @property
     def year(self) -> int | None:
@@ -212,6 +234,8 @@ class Features:
             for name in ("journal", "journaltitle", "booktitle", "series"):
                 if f.get(name):
                     venue = normalise(f[name])
+                    if _CUT_RE.search(f[name]):
+                        venue += " " + CUT  # "Proc. of the 25th Intl. Conf. on Very ..."
                     break
             self._venue = venue
         return self._venue
@@ -222,6 +246,12 @@ class Features:
             f = self.record.fields
             self._authors = _parse_authors(f.get("author") or f.get("editor") or "")
         return self._authors
+
+    @property
+    def authors_cut(self) -> bool:
+        """Does the author list end "et al." or with an ellipsis?"""
+        f = self.record.fields
+        return bool(CUT_LIST_RE.search(f.get("author") or f.get("editor") or ""))
 
     @property
     def author_index(self) -> dict[str, list[int]]:
@@ -328,15 +358,25 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
             and not (series is not None and series(short)):
         if long_.main and not short.main and title_score(short.title, long_.main) >= 95:
             return T_MAIN, score, "without the subtitle"
+        if len(long_.title) > len(short.title) + 8 and (
+                long_.title.startswith(short.title + " ") or long_.title.endswith(" " + short.title)):
+            # words only added before or after: "X ( experience paper )", "tutorial : X"
+            return T_MAIN, score, "the start or end of the other"
         if len(short.content_tokens) >= 5 and len(long_.title) > len(short.title) + 8:
             if short.title in long_.title:
                 return T_MAIN, score, "inside the other"
             if score >= 70 and _partial(short.title, long_.title) >= 95:
                 return T_MAIN, score, "nearly inside the other"
+    if score < 95 and (short.title in long_.segments or long_.title in short.segments
+                       or set(short.segments) & set(long_.segments)):
+        return T_MAIN, score, "a part of the other"  # "l. wong . comprehension syntax"
     if score >= 88:
         return T_88, score, f"{score:.0f}"
     if score >= 70:
-        return T_70, score, f"{score:.0f}"
+        ua, ub = _unmatched_words(a.tokens, b.tokens)
+        if ua and ub:  # "... storage servers" / "... multimedia servers": another paper
+            return T_70_WORDS, score, f"{score:.0f}, {ua[0]} / {ub[0]}"
+        return T_70, score, f"{score:.0f}"  # words only added: debris, a subtitle
     return T_LOW, score, f"{score:.0f}"
 
 
@@ -365,6 +405,8 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
         return (3 if shared >= 3 else 4), shown
     if shared:
         return 5, shown
+    if smaller == 1 and (a.authors_cut or b.authors_cut):
+        return MISSING, shown + ", a list cut short"  # "J Shanmugasundaram…": who else?
     return (7 if smaller == 1 else 6), shown
 
 
@@ -373,7 +415,7 @@ def _type_level(a: Record, b: Record) -> int:
     if ta == tb:
         return 0
     if ta in _LOOSE_TYPES or tb in _LOOSE_TYPES:
-        return 1
+        return MISSING  # "misc": the source did not say what the work is
     fa, fb = _TYPE_FAMILY.get(ta, ta), _TYPE_FAMILY.get(tb, tb)
     if fa == fb:
         return 0
@@ -386,9 +428,9 @@ def _venue_level(va: str, vb: str, volume: int) -> int:
     """Venue and volume as one field (they say one thing: which issue)."""
     rel = venue_relation(va, vb) if va and vb else ""
     if volume == 1:
-        return 3
+        return 4 if rel == "different" else 3  # another journal's volume: published twice
     if rel == "different":
-        return 4
+        return 5
     if volume == 0:
         return 0
     if rel == "same":
@@ -405,9 +447,11 @@ def _same_or_not(x: str, y: str) -> int:
 def _title(a: Features, b: Features, series: Callable[[Features], bool] | None,
            common: Callable[[Features], bool] | None) -> tuple[int, float, str]:
     t_level, t_score, t_shown = _title_level(a, b, series)
-    if t_level == T_EXACT and (len(a.content_tokens) <= 2 or len(b.content_tokens) <= 2
-                               or (common is not None and (common(a) or common(b)))):
-        t_level = T_COMMON
+    if t_level in (T_EXACT, T_95, T_88):
+        if common is not None and (common(a) or common(b)):
+            t_level = T_COMMON  # "Editor's notes" / "Editors' notes": one common title
+        elif len(a.content_tokens) <= 2 or len(b.content_tokens) <= 2:
+            t_level = T_SHORT  # "The third manifesto"
     return t_level, t_score, t_shown
 
 
@@ -460,7 +504,7 @@ def quick_levels(a: Features, b: Features, *,
     t_level, _, _ = _title(a, b, series, common)
     y_level, _ = _year(a, b)
     rest = _cheap(a, b)
-    key = a.title if t_level in (T_EXACT, T_COMMON) and a.title == b.title else ""
+    key = a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title else ""
     return (t_level, MISSING, y_level, MISSING) + rest, key
 
 
@@ -479,7 +523,8 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
     levels = (t_level, a_level, y_level, v_level) + _cheap(a, b)
     vetoes = _vetoes(a, b, ed_a, ed_b, vol_a, vol_b)
     return Comparison(levels, lambda: _shown(a, b, t_shown, a_shown, y_shown), vetoes, t_score,
-                      a.title if t_level in (T_EXACT, T_COMMON) and a.title == b.title else "")
+                      a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title
+                      else "")
 
 
 def _shown(a: Features, b: Features, t_shown: str, a_shown: str, y_shown: str

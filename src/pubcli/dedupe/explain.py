@@ -10,6 +10,7 @@ pairs in this library)``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .evidence import Field, Veto
 from .weights import Contribution, Model, Score
@@ -30,9 +31,18 @@ class Verdict:
     duplicate: bool
     score: float                      # match probability, percent
     weight: float                     # bits, the prior included
-    contributions: list[Contribution] = field(default_factory=list)
+    #: Each field's part, or how to work them out when first asked (most links of a
+    #: big library are never explained).
+    parts: list[Contribution] | Callable[[], list[Contribution]] = \
+        field(default_factory=list, repr=False)
     vetoes: list[Veto] = field(default_factory=list)
     threshold: float = 0.0
+
+    @property
+    def contributions(self) -> list[Contribution]:
+        if callable(self.parts):
+            self.parts = self.parts()
+        return self.parts
 
     @property
     def evidence(self) -> list[str]:
@@ -63,6 +73,14 @@ def verdict(score: Score, vetoes: tuple[Veto, ...], threshold: float) -> Verdict
     ok = not vetoes and score.percent >= threshold
     return Verdict(ok, round(score.percent, 2), score.weight, score.contributions,
                    list(vetoes), threshold)
+
+
+def quick_verdict(weight: float, explain: Callable[[], list[Contribution]],
+                  vetoes: tuple[Veto, ...], threshold: float) -> Verdict:
+    """A verdict from the total weight alone, the contributions worked out when asked."""
+    p = 1.0 / (1.0 + 2.0 ** (-weight)) if weight > -60 else 0.0
+    ok = not vetoes and 100.0 * p >= threshold
+    return Verdict(ok, round(100.0 * p, 2), weight, explain, list(vetoes), threshold)
 
 
 def weight_lines(model: Model) -> list[tuple[str, str, str, str, str, str]]:

@@ -35,6 +35,12 @@ _ASCII_FOLD = bytes(c if chr(c).isdigit() and c < 128 else
 # letters NFKD does not take apart
 _LETTERS = str.maketrans({"ø": "o", "ł": "l", "æ": "ae", "œ": "oe", "đ": "d", "ð": "d",
                           "þ": "th", "ı": "i", "ŀ": "l", "ħ": "h", "ŧ": "t"})
+# Cyrillic letters that look Latin, inside a word that mixes the scripts ("kіstler",
+# "simщon": text that went through the wrong code page); all-Cyrillic words stay
+_HOMOGLYPHS = str.maketrans("аеорсухкмтвнгіјѕԁѵ", "aeopcyxkmtbhrijsdv")
+_CYRILLIC_RE = re.compile("[\u0400-\u04ff]")
+_MIXED_WORD_RE = re.compile("[a-z\u0400-\u04ff]*(?:[a-z][\u0400-\u04ff]|[\u0400-\u04ff][a-z])"
+                            "[a-z\u0400-\u04ff]*")
 _ACCENT_SYM_RE = re.compile(r"\\[`'^\"~=.]\s*(?:\{\s*\\?([A-Za-z])\s*\}|\\?([A-Za-z]))")
 _ACCENT_LET_RE = re.compile(r"\\[uvHckbdrt](?:\s*\{\s*\\?([A-Za-z])\s*\}|\s+\\?([A-Za-z]))")
 _SPECIAL_RE = re.compile(r"\\(ss|ae|AE|oe|OE|aa|AA|o|O|l|L|i|j)(?![A-Za-z])")
@@ -77,12 +83,38 @@ def _normalise(text: str) -> str:
         text = _latex_for_matching(text)
     if text.isascii():
         return _ascii_words(text)
+    if "\u00e2" in text or "\u00e3" in text or "\u00c3" in text or "\u00e5" in text:
+        text = repair_mojibake(text)
     text = _COMBINING_RE.sub("", unicodedata.normalize("NFKD", text)).casefold()
     if text.isascii():
         return _ascii_words(text)
     text = text.translate(_LETTERS)
+    if _CYRILLIC_RE.search(text):
+        text = _MIXED_WORD_RE.sub(lambda m: m.group(0).translate(_HOMOGLYPHS), text)
     text = _GREEK_RE.sub(lambda m: " " + _GREEK[m.group(0)] + " ", text)
     return _NONWORD_RE.sub(" ", text.replace("{", "").replace("}", "")).strip()
+
+
+_MOJIBAKE_LETTER_RE = re.compile(r"([\u00c3\u00e3]) ?([\u0080-\u00bf]) ?")
+# what a UTF-8 quote, dash or ellipsis (E2 80 xx) leaves when read as Latin-1 / cp1252
+# and re-tokenised: "â€œ", "â ??", "â ? ¬", "ã cents â ? ¬ å?", "â ? ¦"
+_MOJIBAKE_DEBRIS_RE = re.compile(
+    r"(?:[\u00e2\u00e3\u00e5](?:\s*(?:\?+|[\u00a2\u00a6\u00ac\u20ac\u2122\u0153\u009d\u201c"
+    r"\u201d]|cents\b))+\s*)+")
+
+
+def repair_mojibake(text: str) -> str:
+    """Text as written before a UTF-8 -> Latin-1 mix-up: "kã ¶ stler" -> "köstler";
+    the debris of mangled quotes, dashes and ellipses ("queriesâ ??") -> a space."""
+    def letter(m: re.Match) -> str:
+        try:
+            ch = bytes([0xC3, ord(m.group(2))]).decode("utf-8")
+        except UnicodeDecodeError:
+            return m.group(0)
+        return ch.lower() if m.group(1) == "\u00e3" else ch
+
+    text = _MOJIBAKE_DEBRIS_RE.sub(" ", text)
+    return _MOJIBAKE_LETTER_RE.sub(letter, text)
 
 
 @lru_cache(maxsize=65536)
@@ -247,22 +279,30 @@ def _unmatched_words(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], lis
     explained: set[str] = set()
     for toks, other_only in ((a, set(only_b)), (b, set(only_a))):
         longest = max((len(t) for t in other_only), default=0)
+        long_others = [o for o in other_only if len(o) >= 8]
         for i in range(len(toks) - 1):
             joined = toks[i]
             for k in range(2, 9):  # words run together, even many ("behaviorofspatial...")
                 if i + k > len(toks):
                     break
                 joined += toks[i + k - 1]
-                if len(joined) > longest:
+                if len(joined) > longest + 2:
                     break
                 if joined in other_only:
                     explained.add(joined)
                     explained.update(toks[i:i + k])
+                elif long_others and len(joined) >= 8:  # split with debris: "fa undament al"
+                    close = [o for o in long_others if _close_spelling(joined, o)]
+                    if close:
+                        explained.update(close)
+                        explained.update(toks[i:i + k])
     ra = [t for t in only_a if t not in explained
-          and not any(_close_spelling(t, o) or _same_stem(t, o) for o in only_b)
+          and not any(_close_spelling(t, o) or _same_stem(t, o) or _unligatured(t, o)
+                      for o in only_b)
           and not _acronym_of(t, b)]
     rb = [t for t in only_b if t not in explained
-          and not any(_close_spelling(t, o) or _same_stem(t, o) for o in only_a)
+          and not any(_close_spelling(t, o) or _same_stem(t, o) or _unligatured(t, o)
+                      for o in only_a)
           and not _acronym_of(t, a)]
     ua = [t for t in ra if t not in _STOP]
     ub = [t for t in rb if t not in _STOP]
@@ -284,9 +324,25 @@ def _stem(word: str) -> str:
 
 
 def _same_stem(a: str, b: str) -> bool:
-    """One word inflected ("query"/"queries", "update"/"updating", "high"/"higher");
-    not "with"/"without" or "men"/"women"."""
-    return a[:2] == b[:2] and _stem(a) == _stem(b)
+    """One word inflected or derived ("query"/"queries"/"querying", "update"/"updating",
+    "aggregate"/"aggregation", "neighbor"/"neighborhood"); not "with"/"without" or
+    "men"/"women": the same stem, or all but the last three letters of the shorter
+    word (and at least five) in common."""
+    if a[:2] != b[:2]:
+        return False
+    if _stem(a) == _stem(b):
+        return True
+    shorter = min(len(a), len(b))
+    need = max(5, shorter - 3)
+    return shorter >= 5 and a[:need] == b[:need]
+
+
+def _unligatured(a: str, b: str) -> bool:
+    """"les"/"files", "rm"/"firm": text taken from a PDF loses its "fi", "fl", "ff"
+    ligatures."""
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return len(long_) - len(short) == 2 and len(short) >= 2 and any(
+        long_.replace(lig, "", 1) == short for lig in ("fi", "fl", "ff") if lig in long_)
 
 
 def _acronym_of(tok: str, words: Sequence[str]) -> bool:

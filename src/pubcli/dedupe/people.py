@@ -8,14 +8,32 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..names import split_authors, split_top_level
-from .normalise import _latex_for_matching, _normalise, normalise
+from .normalise import _latex_for_matching, _normalise, normalise, repair_mojibake
 
 # ---------------------------------------------------------------- authors
+def _undamaged(raw: str) -> str:
+    """A name as written before a UTF-8 -> Latin-1 mix-up ("kã ¶ stler" -> "köstler"),
+    without the letterless debris such a mix-up leaves ("hammerâ ? ¦")."""
+    if "\u00c3" in raw or "\u00e3" in raw:
+        raw = repair_mojibake(raw)
+    words: list[str] = []
+    for w in raw.split():
+        if any(c.isalnum() for c in w):
+            words.append(w)
+        elif words and words[-1][-1] in "\u00e2\u00c2" and len(words[-1]) > 1:
+            words[-1] = words[-1][:-1]  # the lead byte of the debris: "hammerâ ? ¦"
+    return " ".join(words)
+
+
 def _is_initials(word: str) -> bool:
     """"J", "JA", "J.A.", "J.-P.", "É": one to four capital letters."""
     letters = word.replace(".", "").replace("-", "").replace(" ", "")
     return 0 < len(letters) <= 4 and letters.isalpha() and letters.isupper()
 
+#: An author list cut short: "et al.", "and others", an ellipsis (also as the debris
+#: a UTF-8 ellipsis leaves when read as Latin-1: "â€¦", "â ? ¦").
+CUT_LIST_RE = re.compile(r"(?:\bet\.?\s*al\b\.?|\band\s+others|\u2026|\.\.\.|&\s*hellip\s*;?|"
+                         r"\u00e2\s*(?:\u20ac|\?)\s*(?:\u00a6|\?))\s*[,;.]?\s*$", re.I)
 _ETAL_RE = re.compile(r"[,;\s]*\b(?:et\s*al|and\s+others)\b\.?\s*$", re.I)
 
 
@@ -95,6 +113,8 @@ def parse_person(raw: str) -> Person:
     "Last, First", "von Last, Jr, First", "First von Last", "Last FM" (Vancouver)
     or "F. M. Last". A given name "null" (a broken export) counts as none."""
     raw = raw.strip(" \t\n,;")
+    if raw and not raw.isascii():
+        raw = _undamaged(raw)
     if not raw:
         return ((), "", ())
     if raw[0] == "{" and raw[-1] == "}" and raw.count("{") == 1:
@@ -143,12 +163,13 @@ def _parse_authors(value: str) -> tuple[Person, ...]:
 
 
 def _close_name(x: str, y: str) -> bool:
-    """One typo in a long surname ("jagadish"/"jagdish")."""
-    if len(x) < 5 or len(y) < 5 or abs(len(x) - len(y)) > 1 or x[0] != y[0]:
+    """One typo in a long surname ("jagadish"/"jagdish"), two in a very long one."""
+    limit = 2 if min(len(x), len(y)) >= 10 else 1
+    if len(x) < 5 or len(y) < 5 or abs(len(x) - len(y)) > limit or x[0] != y[0]:
         return False
     from rapidfuzz.distance import OSA
 
-    return OSA.distance(x, y, score_cutoff=1) <= 1
+    return OSA.distance(x, y, score_cutoff=limit) <= limit
 
 
 def person_match(a: Person, b: Person) -> bool:

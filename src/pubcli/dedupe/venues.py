@@ -9,6 +9,9 @@ _PREPRINT_VENUE_RE = re.compile(r"rxiv|preprint|\bcorr\b|\bssrn\b|research squar
                                 r"in press|unpublished|working paper")
 
 
+#: The marker Features.venue appends to a venue written cut short ("...", "&hellip;").
+CUT = "\u2026cut"
+
 _VENUE_STOP = frozenset("of the and in for on at de la le les des du der die das und et".split())
 
 
@@ -93,6 +96,10 @@ def venue_relation(a: str, b: str) -> str:
         return "same"
     if _PREPRINT_VENUE_RE.search(a) or _PREPRINT_VENUE_RE.search(b):
         return "unclear"
+    cut = False
+    if CUT in a or CUT in b:
+        a, b = a.replace(" " + CUT, ""), b.replace(" " + CUT, "")
+        cut = True
     ta, tb = _venue_words(a), _venue_words(b)
     if not ta or not tb:
         return "unclear"
@@ -109,6 +116,8 @@ def venue_relation(a: str, b: str) -> str:
         return "unclear"  # "VLDB J." / "The VLDB Journal: the international journal on ..."
     if len(short) <= 2 and set(short) <= set(long_) and any(len(w) >= 4 for w in short):
         return "unclear"  # "SIGMOD Conference" / "Proc. ACM SIGMOD Conf. on Management of Data"
+    if cut:
+        return "unclear"  # a venue cut short ("... on Very &hellip;") can't be told apart
     return "different"
 
 

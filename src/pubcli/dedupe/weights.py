@@ -23,17 +23,18 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .evidence import FIELDS, LEVELS, MISSING, T_COMMON, Comparison, Field
+from .evidence import (FIELDS, LEVELS, MISSING, T_88, T_95, T_COMMON, T_EXACT, T_LOW, T_MAIN, T_SHORT,
+                       T_WORD, Comparison, Field)
 
 #: Typical m and u per field and level among blocked candidate pairs (titles
 #: already alike): where the estimation starts, and what a small library keeps.
 PRIOR: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
-    Field.TITLE: ((0.66, 0.04, 0.16, 0.06, 0.05, 0.004, 0.021, 0.005),
-                  (0.02, 0.04, 0.02, 0.04, 0.03, 0.10, 0.35, 0.40)),
+    Field.TITLE: ((0.65, 0.03, 0.02, 0.16, 0.06, 0.05, 0.004, 0.015, 0.006, 0.005),
+                  (0.02, 0.03, 0.01, 0.02, 0.04, 0.03, 0.10, 0.10, 0.25, 0.40)),
     Field.AUTHORS: ((0.46, 0.34, 0.04, 0.06, 0.03, 0.045, 0.015, 0.01),
                     (0.015, 0.02, 0.02, 0.01, 0.02, 0.06, 0.755, 0.10)),
     Field.YEAR: ((0.85, 0.08, 0.046, 0.02, 0.004), (0.10, 0.12, 0.02, 0.14, 0.62)),
-    Field.VENUE: ((0.60, 0.26, 0.11, 0.02, 0.01), (0.04, 0.12, 0.20, 0.14, 0.50)),
+    Field.VENUE: ((0.60, 0.26, 0.11, 0.017, 0.003, 0.01), (0.04, 0.12, 0.20, 0.06, 0.08, 0.50)),
     Field.NUMBER: ((0.92, 0.08), (0.25, 0.75)),
     Field.PAGES: ((0.85, 0.09, 0.06), (0.005, 0.01, 0.985)),
     Field.DOI: ((0.997, 0.003), (0.002, 0.998)),
@@ -48,13 +49,13 @@ PRIOR_SHARE = 0.25
 #: and would otherwise teach the model that duplicates disagree there).
 M_CAP: dict[tuple[Field, int], float] = {
     (Field.YEAR, 4): 0.004, (Field.YEAR, 3): 0.02,
-    (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01, (Field.PMID, 1): 0.01,
-    (Field.TITLE, 5): 0.05, (Field.TITLE, 7): 0.02,
+    (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01, (Field.PMID, 1): 0.01, (Field.VENUE, 4): 0.005,
+    (Field.TITLE, T_WORD): 0.05, (Field.TITLE, T_LOW): 0.02,
 }
 #: Levels the estimate may make weigh more against a match than the prior, never less:
 #: a content word replaced by another (not a typo, an inflection, a compound or an
 #: acronym) says "another work", whatever a library of near-copies teaches EM.
-AT_MOST_PRIOR = frozenset({(Field.TITLE, 5)})
+AT_MOST_PRIOR = frozenset({(Field.TITLE, T_WORD)})
 #: Pseudo-pairs behind the prior, for duplicates and non-duplicates.
 STRENGTH_M = 40.0
 STRENGTH_U = 40.0
@@ -72,6 +73,19 @@ _CONTEXT = frozenset(FIELDS.index(f) for f in (Field.AUTHORS, Field.YEAR, Field.
 _CONTEXT_NOTE = "authors, year and venue count together at most " + f"{CONTEXT_CAP:g} bits"
 #: Pairs of support at which a level's weight is half estimated, half prior.
 SHRINK = 30.0
+#: Title levels that differ from the exact title only by noise (a typo, debris around
+#: it, a dropped subtitle). Noise strikes duplicates and different works alike, so
+#: among different works with alike titles (exact or one of these) such a level is at
+#: most NOISE_SLACK times as common as among duplicates with alike titles:
+#: u(k) <= NOISE_SLACK * m(k) * u(alike) / m(alike).
+#: (Without it, duplicates whose other fields are garbled, as in a scraped source, pass
+#: for different works with alike titles, and make alike titles look weak.)
+NOISE_SLACK = 3.0
+#: Agreement levels (prior m > prior u) of these fields are estimated at most this many
+#: times as common among different works as the prior says.
+U_CAP_FACTOR = 10.0
+_U_CAPPED = frozenset({Field.TITLE, Field.AUTHORS, Field.YEAR, Field.VENUE})
+_NOISE_LEVELS = (T_95, T_88, T_MAIN)
 
 # How often a title of k content words is shared by chance, relative to a
 # long one (term-frequency floor for titles the library has seen only once).
@@ -156,6 +170,11 @@ class Model:
         """The title's weight; a common exact title ("Editorial", a two-word title, one
         several works of this library share) weighs less the more common it is."""
         w = self.weight(Field.TITLE, level)
+        if level == T_SHORT:
+            if content_words < 2:  # relative to the typical short title, of two words
+                return max(-CAP, w - math.log2(_SHORT_TITLE_FACTOR[content_words] / 16.0)), \
+                    f"a short title ({content_words} content words)"
+            return w, f"a short title ({content_words} content words)"
         if level != T_COMMON:
             return w, ""
         works = self.title_works.get(title_key, 1)
@@ -279,6 +298,20 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
             cm = np.array([post[mask].sum() for mask in masks[j]]) + prior_m[f]
             cu = np.array([(1 - post[mask]).sum() for mask in masks[j]]) + prior_u[f]
             new_m, new_u = cm / cm.sum(), cu / cu.sum()
+            if f in _U_CAPPED:
+                # agreement is never much more common among different works than the
+                # prior says: few different works to learn from when nearly all
+                # candidates are duplicates (the rest mostly hard negatives other
+                # fields or vetoes tell apart)
+                pu = PRIOR[f][1]
+                for k in range(len(new_u)):
+                    if PRIOR[f][0][k] > pu[k]:
+                        new_u[k] = min(new_u[k], U_CAP_FACTOR * pu[k])
+                new_u = new_u / new_u.sum()
+            if f is Field.TITLE:
+                for k in _NOISE_LEVELS:
+                    new_u[k] = min(new_u[k], NOISE_SLACK * new_u[T_EXACT] * new_m[k] / new_m[T_EXACT])
+                new_u = new_u / new_u.sum()
             capped = [k for k in range(len(new_m)) if new_m[k] > M_CAP.get((f, k), 1.0)]
             if capped:
                 for k in capped:
