@@ -187,8 +187,10 @@ def test_ctrl_c_in_a_real_process_while_the_editor_is_open(tmp_path):
     before = lib.read_bytes()
     started = tmp_path / "editor.pid"
     editor = tmp_path / "editor"
+    # the pid file appears whole (written aside, then renamed), never half-written
     editor.write_text(f"#!{sys.executable}\nimport os, time\n"
-                      f"open({str(started)!r}, 'w').write(str(os.getpid()))\n"
+                      f"open({str(started) + '.tmp'!r}, 'w').write(str(os.getpid()))\n"
+                      f"os.rename({str(started) + '.tmp'!r}, {str(started)!r})\n"
                       "time.sleep(120)\n")
     editor.chmod(0o755)
     env = {**os.environ, "VISUAL": str(editor)}
@@ -203,7 +205,10 @@ def test_ctrl_c_in_a_real_process_while_the_editor_is_open(tmp_path):
         out, err = p.communicate(timeout=60)
     finally:
         if started.exists() and started.read_text():
-            os.kill(int(started.read_text()), signal.SIGKILL)
+            try:  # the editor may be gone already (the terminal's Ctrl-C reaches it too)
+                os.kill(int(started.read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         p.kill()
     assert p.returncode == 130
     assert err == "error: interrupted; nothing was written\n"

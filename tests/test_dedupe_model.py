@@ -373,3 +373,18 @@ def test_a_title_buried_in_debris_is_a_candidate(tmp_path):
     recs += [rec(f"x{i}", title=f"an efficient method number {i} for other things")
              for i in range(30)]
     assert (0, 1) in block(Index(recs))
+
+
+def test_a_macro_the_matcher_does_not_know_keeps_its_name(tmp_path):
+    """tugboat.bib writes the name "\\Thanh{}": it once vanished, leaving an empty
+    person and a crash; LaTeX for matching is the display's own (latex.to_text)."""
+    from pubcli import dedupe, store
+
+    entry = ("@article{%s,\n author={\\Thanh{} and Sebastian Rahtz},\n"
+             " title={Typesetting Vietnamese with pdf{\\TeX}},\n journal={TUGboat},\n"
+             " year={1997},\n}\n")
+    lib = store.loads(entry % "a" + entry % "b")
+    groups = dedupe.find_groups(lib.records)
+    assert [g.keys for g in groups] == [["a", "b"]]
+    assert "thanh" in " ".join(" ".join(p[0]) for p in dedupe.people.parse_authors(
+        lib.records[0].fields["author"]))

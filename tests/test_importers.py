@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pubcli import importers, store
+from pubcli import importers, latex, names, store
 from pubcli.config import Config
 from pubcli.errors import PubcliError, ValidationError
 from pubcli.importers import Item
@@ -129,14 +129,14 @@ def test_listing_variants():
     ("Tom & Jerry", "Jerry, Tom \\&"),
 ])
 def test_bibtex_name(display, expected):
-    assert importers.bibtex_name(display) == expected
+    assert names.bibtex_name(display) == expected
 
 
 def test_known_names_take_the_library_spelling():
     lib = store.load(SHIPPED)
-    known = importers.known_names(lib.records)
-    assert importers.bibtex_name("Reza Yazdani Aminabadi", known) == "Yazdani Aminabadi, Reza"
-    assert importers.bibtex_name("Caio César Teodoro Mendes", known) == \
+    known = names.known_names(lib.records)
+    assert names.bibtex_name("Reza Yazdani Aminabadi", known) == "Yazdani Aminabadi, Reza"
+    assert names.bibtex_name("Caio César Teodoro Mendes", known) == \
         "Teodoro Mendes, Caio C{\\'e}sar"
 
 
@@ -148,7 +148,7 @@ def test_known_names_take_the_library_spelling():
     ("Phi-3 Technical Report", "Phi-3 Technical Report"),
 ])
 def test_protect_case(title, expected):
-    assert importers.protect_case(title) == expected
+    assert latex.protect_case(title) == expected
 
 
 def test_latex_specials_are_escaped():

@@ -250,7 +250,7 @@ def test_sync_apply_writes_the_conventions_and_a_second_run_adds_nothing(cli, we
   keywords = {Systems and networking},
 }""" in text
     assert "author = {Bubeck, S{\\'{e}}bastien and Ruwase, Olatunji}," in text
-    assert "title = {{Phi-4} at Scale: {R\\&D} Notes}," in text
+    assert "title = {Phi-4 at Scale: {R\\&D} Notes}," in text
     assert "author = {Ruwase, Olatunji and Gibbons, Phillip B.}," in text
     assert "  keywords = {Artificial intelligence},\n  featured = {true},\n" \
            "  dblp = {conf/iclr/WangQJHRRYYH24},\n}" in text

@@ -12,10 +12,13 @@ What is checked (``code``, severity):
 * ``unknown-type`` (warning): an entry type neither BibTeX nor biblatex knows;
 * ``missing-field`` (warning): a field the entry type requires is absent or empty
   (:data:`pubcli.schema.REQUIRED_FIELDS`, BibTeX's and biblatex's types; ``a|b`` means
-  either; fields inherited through ``crossref`` and ``xdata`` count);
+  either; fields inherited through ``crossref`` and ``xdata`` count; an entry written
+  for biblatex is held to biblatex's rules, :func:`pubcli.schema.required_for`);
 * ``missing-key`` (error): an entry without a citation key (``@article{,``);
 * ``bad-year`` / ``bad-date`` (warning): a year that is not four digits, a date
-  that is not ISO 8601 (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``, ranges with ``/``);
+  (``date``, ``urldate``, ``origdate``, ``eventdate``) that is not ISO 8601 as biber
+  reads it (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD`` with a day the month has, ranges
+  with ``/``); an empty field is an absent one, never a bad value;
 * ``bad-doi`` / ``bad-url`` (warning): a DOI that is not ``10.NNNN/suffix``
   (an ``https://doi.org/`` or ``doi:`` prefix is accepted), a URL that is not
   ``http(s)://`` or ``ftp://`` without spaces;
@@ -38,16 +41,11 @@ from .inherit import Inheritance
 from .library import Library
 from .model import AREA_FIELD, Record, split_areas
 from .resources import link_problem, resource_fields
-from .schema import KNOWN_TYPES, required_fields
+from .schema import KNOWN_TYPES, biblatex_file, required_for
 from .similar import closest
 
 ERROR = "error"
 WARNING = "warning"
-
-#: The values checked, each by its one rule in :mod:`pubcli.values` (``bad-year``...).
-_VALUE_RULES = (("year", values.year_problem), ("date", values.date_problem),
-                ("doi", values.doi_problem), ("url", values.url_problem))
-
 
 @dataclass(frozen=True)
 class Finding:
@@ -75,9 +73,10 @@ def check(library: Library, *, areas: Sequence[str] | None = None,
     findings += _load_problems(library)
     parents = Inheritance(library.records)
     vocabulary = _vocabulary(areas)
+    biblatex = biblatex_file(library.records)
     for rec in library.records:
         if rec.key.strip():  # a keyless entry has its one error (missing-key)
-            findings += check_record(rec, vocabulary, parents)
+            findings += check_record(rec, vocabulary, parents, in_biblatex_file=biblatex)
     if dedupe:
         findings += _duplicates(library)
     findings.sort(key=lambda f: f.line)  # stable: per entry, in the order checked
@@ -118,9 +117,11 @@ def _vocabulary(areas: Sequence[str] | None) -> dict[str, str]:
 
 
 def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
-                 parents: Inheritance | None = None) -> list[Finding]:
+                 parents: Inheritance | None = None, *,
+                 in_biblatex_file: bool = False) -> list[Finding]:
     """The findings for one entry (without library-wide ones such as duplicates);
-    ``parents`` resolves the fields it inherits through ``crossref``/``xdata``."""
+    ``parents`` resolves the fields it inherits through ``crossref``/``xdata``;
+    ``in_biblatex_file``: its file is written for biblatex (:func:`schema.biblatex_file`)."""
     out: list[Finding] = []
 
     def add(field: str | None, code: str, message: str) -> None:
@@ -134,17 +135,14 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
     elif parents is None or not parents.is_parent(rec):  # a parent passes data down
         available = dict(parents.inherited(rec)) if parents is not None else {}
         available.update((k, v) for k, v in fields.items() if v.strip())
-        for need in required_fields(rec.type):
+        for need in required_for(rec.type, available, in_biblatex_file=in_biblatex_file):
             options = need.split("|")
             if not any(available.get(name, "").strip() for name in options):
                 add(options[0], "missing-field",
                     f"entry '{rec.key}' (@{rec.type}) has no {' or '.join(options)}")
 
-    for name, problem in _VALUE_RULES:
-        value = fields.get(name)
-        why = problem(value) if value is not None else None
-        if why:
-            add(name, f"bad-{name}", f"entry '{rec.key}': {why}")
+    for name, kind, problem in values.field_problems(fields):  # each by its one rule
+        add(name, f"bad-{kind}", f"entry '{rec.key}': {problem}")
     for name in resource_fields(fields):
         why = link_problem(fields[name])
         if why:

@@ -39,7 +39,7 @@ from . import values
 from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas
 from .names import split_authors
 from .schema import DEFAULT_VENUE_FIELD, KNOWN_TYPES, MONTH_NAMES, VENUE_TARGET, \
-    required_fields
+    required_for
 from .values import parse_month
 
 if TYPE_CHECKING:
@@ -210,10 +210,14 @@ def order_fields(fields: dict[str, str]) -> dict[str, str]:
     return {n: fields[n] for n in head + rest + tail}
 
 
-def missing_fields(entry_type: str, fields: Mapping[str, str]) -> list[str]:
+def missing_fields(entry_type: str, fields: Mapping[str, str], *,
+                   in_biblatex_file: bool = False) -> list[str]:
     """The required field specs ("author", "year|date") that ``fields`` lacks, title
-    first (a title is always required; a biblatex @set and @xdata have none)."""
-    specs = [s for s in required_fields(entry_type) if s != "title"]
+    first (a title is always required; a biblatex @set and @xdata have none); by
+    biblatex's rules when the entry or its file is written for biblatex
+    (:func:`pubcli.schema.required_for`)."""
+    specs = [s for s in required_for(entry_type, fields, in_biblatex_file=in_biblatex_file)
+             if s != "title"]
     if entry_type not in ("set", "xdata"):
         specs.insert(0, "title")
     return [spec for spec in specs
@@ -244,40 +248,38 @@ def describe(spec: str) -> str:
 
 
 def validate(rec: Record, *, force: bool = False, hint: str = "",
-             inherited: Mapping[str, str] | None = None, parent: bool = False) -> None:
+             inherited: Mapping[str, str] | None = None, parent: bool = False,
+             in_biblatex_file: bool = False) -> None:
     """Raise ValidationError for the first thing wrong with a new record (prefixed
     with "entry 'KEY': " when it has a key). ``hint`` follows the list of
     missing fields; ``inherited`` are the fields it gets through ``crossref`` or
     ``xdata`` (:mod:`pubcli.inherit`), which count as present. A ``parent`` (an entry
     others inherit from, such as xampl.bib's ``whole-journal``) needs no required
-    fields: its values are checked all the same."""
+    fields: its values are checked all the same. ``in_biblatex_file``: it comes from a
+    file written for biblatex, whose rules then apply (:func:`pubcli.schema.biblatex_file`)."""
     if rec.key:
         bibtex.check_key(rec.key)
     try:
-        _check(rec, force=force, hint=hint, inherited=inherited or {}, parent=parent)
+        _check(rec, force=force, hint=hint, inherited=inherited or {}, parent=parent,
+               in_biblatex_file=in_biblatex_file)
     except ValidationError as exc:
         if not rec.key:
             raise
         raise ValidationError(f"entry '{rec.key}': {exc.message}", field=exc.field) from None
 
 
-#: Fields whose values :mod:`pubcli.values` validates: a new entry must pass what
-#: ``pubcli check`` would warn about.
-_VALUE_RULES = (("year", lambda v: values.year_problem(v) and
-                 f"expected a 4-digit year, got {v!r}"),
-                ("date", values.date_problem), ("doi", values.doi_problem),
-                ("url", values.url_problem))
 
 
 def _check(rec: Record, *, force: bool, hint: str, inherited: Mapping[str, str],
-           parent: bool = False) -> None:
+           parent: bool = False, in_biblatex_file: bool = False) -> None:
     check_type(rec.type, force=force)
-    for name, problem in _VALUE_RULES:
-        value = rec.fields.get(name)
-        why = problem(value) if value is not None else None
-        if why:
-            raise ValidationError(why, field=name)
-    missing = [] if parent else missing_fields(rec.type, {**inherited, **rec.fields})
+    # a new entry must pass what ``pubcli check`` would warn about (one rule each)
+    for name, kind, why in values.field_problems(rec.fields)[:1]:
+        if kind == "year":
+            why = f"expected a 4-digit year, got {rec.fields[name]!r}"
+        raise ValidationError(why, field=name)
+    missing = [] if parent else missing_fields(rec.type, {**inherited, **rec.fields},
+                                               in_biblatex_file=in_biblatex_file)
     if missing:
         names = ", ".join(describe(s) for s in missing)
         raise ValidationError(f"@{rec.type} needs {names}{hint}; nothing was written")
@@ -422,16 +424,19 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
     if not parsed.records:
         raise ValidationError(f"{where}: no BibTeX entries found; nothing was written")
     from .inherit import Inheritance
+    from .schema import biblatex_file
 
     taken = taken_keys(records)
     pool = list(records)
     plan = AddPlan([], warnings)
     parents = Inheritance([*parsed.records, *records])  # crossref/xdata in the file or library
+    # the rules ``check`` will apply to the library with these entries in it
+    biblatex = biblatex_file([*records, *parsed.records])
     for src in parsed.records:
         rec = apply_extras(Record(src.key, src.type, src.fields), chosen, featured)
         try:
             validate(rec, force=force, inherited=parents.inherited(src),
-                     parent=parents.is_parent(src))
+                     parent=parents.is_parent(src), in_biblatex_file=biblatex)
         except ValidationError as exc:
             raise ValidationError(exc.message, path=where, line=src.line,
                                   field=exc.field) from None

@@ -22,24 +22,25 @@ Types are inferred: a report number as venue (``MSR-TR-2024-12``) makes a
 ("Journal of...", "Transactions on...") an ``@article``; any other venue an
 ``@inproceedings``; no venue a ``@misc``.
 
-Names become BibTeX's "Last, First": the last word is the last name, with the
-particles before it (de, van, Del...), and "Jr."-style suffixes kept apart.
-Names the library already spells in "Last, First" form (say "Yazdani
-Aminabadi, Reza") are written the library's way. Titles get BibTeX's
-case-protecting braces around words with inner capitals (``{ZeRO}++``,
-``{CNNs}``), and LaTeX's special characters are escaped.
+Names become BibTeX's "Last, First" (:func:`pubcli.names.bibtex_name`): the last
+word is the last name, with the particles before it (de, van, Del...), and
+"Jr."-style suffixes kept apart. Names the library already spells in "Last, First"
+form (say "Yazdani Aminabadi, Reza") are written the library's way. Titles get
+BibTeX's case-protecting braces around words with inner capitals (``{ZeRO}++``,
+``{CNNs}``), and LaTeX's special characters are escaped (:mod:`pubcli.latex`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from . import sources, values
 from .errors import PubcliError, ValidationError
-from .latex import fold
+from .latex import escape, protect_case
 from .model import MONTH_NAMES, Record
+from .names import PARTICLES, SUFFIXES, bibtex_name, known_names
 
 if TYPE_CHECKING:
     from .config import Config
@@ -74,10 +75,6 @@ KNOWN_INSTITUTIONS = {
     "UCB": "University of California, Berkeley",
 }
 
-_PARTICLES = frozenset({"de", "del", "della", "der", "den", "di", "da", "das", "dos", "du", "la",
-                        "le", "van", "von", "ter", "ten", "zu", "bin", "ibn", "al", "el", "st.",
-                        "mac", "dela", "do", "af"})
-_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 _NAME_WORD_RE = re.compile(r"^(?:\(?[^\W\d_][\w.'\u2019-]*\)?|[A-Z]\.?)$")
 
 
@@ -96,76 +93,6 @@ class Listing:
 
 
 # ------------------------------------------------------------------ names and titles
-def latex_escape(text: str) -> str:
-    """Escape what LaTeX would read as commands or grouping in plain text."""
-    out = []
-    for c in text:
-        if c in "&%$#_{}":
-            out.append("\\" + c)
-        elif c == "\\":
-            out.append("\\textbackslash{}")
-        else:
-            out.append(c)
-    return "".join(out)
-
-
-def _needs_protection(word: str) -> bool:
-    return any(any(c.isupper() for c in seg[1:]) for seg in word.split("-"))
-
-
-def protect_case(title: str) -> str:
-    """Brace words with inner capitals so that styles that lower-case titles keep them:
-    "ZeRO++: Optimizing CNNs" -> "{ZeRO}++: Optimizing {CNNs}"."""
-    return re.sub(r"(?<![\\\w])[^\W\d_][\w-]*\w|(?<![\\\w])[^\W\d_]",
-                  lambda m: "{" + m.group(0) + "}" if _needs_protection(m.group(0))
-                  else m.group(0), title)
-
-
-def known_names(records: Iterable[Record]) -> dict[str, str]:
-    """folded "First Last" -> "Last, First" for names a library writes with a comma."""
-    out: dict[str, str] = {}
-    from .latex import to_text
-    from .names import split_authors
-
-    for rec in records:
-        value = rec.fields.get("author")
-        if not value or "," not in value:
-            continue
-        for raw in split_authors(value):
-            parts = raw.split(",")
-            if len(parts) != 2:
-                continue
-            last, first = parts[0].strip(), parts[1].strip()
-            display = f"{first} {last}"
-            if "\\" in display or "{" in display:
-                display = to_text(display)
-            out.setdefault(fold(" ".join(display.split())), raw.strip())
-    return out
-
-
-def bibtex_name(display: str, known: Mapping[str, str] | None = None) -> str:
-    """"Gustavo de Rosa" -> "de Rosa, Gustavo"; a name ``known`` spells is taken from it."""
-    name = " ".join(display.split())
-    if known:
-        hit = known.get(fold(name))
-        if hit is not None:
-            return hit
-    words = name.split(" ")
-    jr = ""
-    if len(words) > 2 and words[-1].lower().rstrip(",") in _SUFFIXES:
-        jr = words.pop().rstrip(",")
-        words[-1] = words[-1].rstrip(",")
-    if len(words) == 1:
-        return latex_escape(words[0])
-    start = len(words) - 1
-    while start > 1 and words[start - 1].lower() in _PARTICLES:
-        start -= 1
-    first = " ".join(words[:start])
-    last = " ".join(words[start:])
-    parts = [last] + ([jr] if jr else []) + [first]
-    return ", ".join(latex_escape(p) for p in parts)
-
-
 def split_names(line: str) -> list[str]:
     """An author line: "A B, C D and E F" -> ["A B", "C D", "E F"]."""
     line = re.sub(r"\s*,?\s+(?:and|&)\s+", ", ", line.strip())
@@ -185,7 +112,7 @@ def looks_like_authors(line: str) -> bool:
         if len(names) == 1 and len(words) < 2:
             return False
         for w in words:
-            if w.lower() in _PARTICLES or w.lower().rstrip(".") in {"jr", "sr"}:
+            if w.lower() in PARTICLES or w.lower() in SUFFIXES:
                 continue
             if not _NAME_WORD_RE.match(w):
                 return False
@@ -271,17 +198,17 @@ def _record(title: str, authors: Sequence[str], date: re.Match[str],
     fields: dict[str, str] = {}
     if authors:
         fields["author"] = " and ".join(bibtex_name(a, known) for a in authors)
-    fields["title"] = protect_case(latex_escape(title))
+    fields["title"] = protect_case(escape(title))
     venue = date.group("venue")
     if venue:
         entry_type, venue_fields = _classify_venue(venue)
         if entry_type == "techreport" and "institution" not in venue_fields:
             venue_fields["institution"] = details.get("publisher") or venue.split("-")[0]
-        fields.update({k: latex_escape(v) for k, v in venue_fields.items()})
+        fields.update({k: escape(v) for k, v in venue_fields.items()})
     else:
         entry_type = "misc"
     if "publisher" in details:
-        fields["publisher"] = latex_escape(details["publisher"])
+        fields["publisher"] = escape(details["publisher"])
     fields["year"] = date.group("year")
     if date.group("month"):
         fields["month"] = MONTH_NAMES[_MONTH_WORDS[date.group("month").lower()] - 1]
@@ -376,10 +303,13 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     from .dedupe import find_matches
     from .inherit import Inheritance
     from .keys import taken_keys
+    from .schema import biblatex_file
 
     taken = taken_keys(library)
     pool: list[Record] = list(library)
     parents = Inheritance([*(i.record for i in items), *library])  # crossref/xdata targets
+    # the rules ``check`` will apply to the library with these entries in it
+    biblatex = biblatex_file([*library, *(i.record for i in items)])
     incoming: dict[int, Outcome] = {}  # id(record) -> its outcome, for items kept
     out: list[Outcome] = []
     for item in items:
@@ -387,7 +317,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
         try:
             entries.validate(rec.copy(key=""), force=force,
                              inherited=parents.inherited(item.record),
-                             parent=parents.is_parent(item.record))
+                             parent=parents.is_parent(item.record),
+                             in_biblatex_file=biblatex)
         except ValidationError as exc:
             out.append(Outcome(item, INVALID, rec, problem=exc.message))
             continue

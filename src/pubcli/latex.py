@@ -15,6 +15,10 @@ characters, logos, font switches) go through one regular expression and the
 tables below. pylatexenc is asked only about a macro the tables do not know,
 once per macro name (and per use when that macro takes arguments), with one
 parser context and one converter built on first use.
+
+The other direction lives here too, for entries pubcli writes from plain text (a
+pasted listing, a web service's answer): :func:`escape` (LaTeX's specials) and
+:func:`protect_case` (braces around the capitals a style must keep).
 """
 
 from __future__ import annotations
@@ -481,3 +485,46 @@ def _pylatexenc_node(s: str, start: int) -> tuple[str, int]:
         j += 2 if rest[i] == "&" and (i == 0 or rest[i - 1] != "\\") else 1
         i += 1
     return text, start + max(i, 1)
+
+
+# ------------------------------------------------------------------ text -> LaTeX
+# The other direction, for entries pubcli writes from plain text (a pasted listing,
+# a web service's answer): LaTeX's specials escaped, capitals a style must keep braced.
+_TEX_SPECIAL_RE = _lazy(r"[\\{}&%$#_~^]")
+_TEX_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&",
+                "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}",
+                "^": r"\textasciicircum{}"}
+# a word: letters and digits, with inner apostrophes and hyphens ("O'Brien", "ZeRO-Offload")
+_TITLE_WORD_RE = _lazy(r"(?<![^\W_])(?<![\\{])([^\W_](?:[^\W_]|['\u2019]|-(?=[^\W_]))*)")
+_UNESCAPED_BRACE_RE = _lazy(r"(?<!\\)[{}]")
+
+
+def escape(text: str) -> str:
+    """Plain text -> LaTeX text: ``\\ { } & % $ # _ ~ ^`` escaped ("50% & more" ->
+    ``50\\% \\& more``); other characters stay as they are (Unicode)."""
+    return _TEX_SPECIAL_RE.sub(lambda m: _TEX_ESCAPES[m.group(0)], text)
+
+
+def needs_protection(word: str) -> bool:
+    """Whether a title word's capitals must be braced so that a style that lower-cases
+    titles keeps them: a capital after the first letter of a hyphen-separated part
+    (``GPU``, ``CNNs``, ``ZeRO-Infinity``, ``O'Brien``, ``3D``; not ``Fine-Grained``,
+    ``Phi-3``)."""
+    return any(any(c.isupper() for c in part[1:]) for part in word.split("-"))
+
+
+def protect_case(title: str) -> str:
+    """Braces around the words of a LaTeX title (escaped text in, escaped text out)
+    whose capitals must survive a style: "ZeRO++: Optimizing CNNs" ->
+    ``{ZeRO}++: Optimizing {CNNs}``. Words inside a braced group are left alone."""
+    out, depth, pos = [], 0, 0
+    for m in _TITLE_WORD_RE.finditer(title):
+        between = title[pos:m.start()]
+        for b in _UNESCAPED_BRACE_RE.finditer(between):
+            depth += 1 if b.group() == "{" else -1
+        out.append(between)
+        word = m.group(1)
+        out.append("{" + word + "}" if depth <= 0 and needs_protection(word) else word)
+        pos = m.end()
+    out.append(title[pos:])
+    return "".join(out)

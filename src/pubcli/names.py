@@ -2,16 +2,21 @@
 
 BibTeX names come as "First von Last", "von Last, First" or
 "von Last, Jr, First"; an author list joins them with " and " (at brace
-depth 0). pubcli never rewrites names; these helpers serve display and matching.
+depth 0). pubcli never rewrites names; these helpers serve display and matching,
+and :func:`bibtex_name` writes a name typed as people write it (a pasted listing, a
+web service's answer) in BibTeX's unambiguous "von Last, Jr, First" form.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 
-from .latex import fold, to_text
+from .latex import escape, fold, to_text
+
+if TYPE_CHECKING:
+    from .model import Record
 
 _AND_SPLIT_RE = re.compile(r"(\s+and\s+)", re.I)
 
@@ -155,6 +160,77 @@ def name_matches(name: Name, person: str) -> bool:
     if not p.first or not name.first:
         return True
     return fold(p.first)[0] == fold(name.first)[0]
+
+
+# ---------------------------------------------------- writing a name as BibTeX
+#: Surname particles, lower- or upper-case ("de Rosa", "van der Berg", "Da Silva",
+#: "Del Giorno"): with the words before the last name, they belong to it.
+PARTICLES = frozenset({"de", "del", "della", "der", "den", "di", "da", "das", "dos", "du",
+                       "la", "le", "van", "von", "ter", "ten", "zu", "bin", "ibn", "al", "el",
+                       "st.", "mac", "dela", "do", "af"})
+#: Generational suffixes, BibTeX's "Jr" part.
+SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+
+
+def bibtex_name(display: str, known: Mapping[str, str] | None = None, *,
+                latex: bool = False) -> str:
+    """A name as people write it ("First von Last Jr") in BibTeX's unambiguous form
+    "von Last, Jr, First": "Gustavo de Rosa" -> "de Rosa, Gustavo", "Charles de la
+    Vallée Poussin" -> "de la Vallée Poussin, Charles", "Martin Luther King Jr." ->
+    "King, Jr., Martin Luther"; one word stays as it is.
+
+    The last name starts at the first lower-case word after the first (BibTeX's "von"),
+    or earlier at particles written capitalised ("Maria Da Silva" -> "Da Silva, Maria").
+    A name already written "Last, First" is kept. ``display`` is plain text, escaped
+    for LaTeX here, unless ``latex`` (it is BibTeX text already). ``known``: folded
+    "First Last" -> the spelling a library already uses (:func:`known_names`)."""
+    name = " ".join(display.split())
+    if not name:
+        return ""
+    if known:
+        hit = known.get(fold(name))
+        if hit is not None:
+            return hit
+    text = name if latex else escape(name)
+    parts = split_top_level(text)
+    jr = ""
+    if len(parts) == 2 and parts[1].lower() in SUFFIXES and " " in parts[0]:
+        words, jr = _words(parts[0]), parts[1]  # "Martin Luther King, Jr."
+    elif len(parts) > 1:
+        return text  # "Last, First" already
+    else:
+        words = _words(text)
+        if len(words) > 2 and words[-1].lower() in SUFFIXES:
+            jr = words.pop()
+    if len(words) == 1:
+        return words[0]
+    start = len(words) - 1
+    while start > 1 and words[start - 1].lower() in PARTICLES:
+        start -= 1
+    von = next((i for i in range(1, len(words) - 1) if _is_von(words[i])), start)
+    start = min(start, von)
+    return ", ".join([" ".join(words[start:])] + ([jr] if jr else []) +
+                     [" ".join(words[:start])])
+
+
+def known_names(records: Iterable[Record]) -> dict[str, str]:
+    """folded "First Last" -> "Last, First" for the names a library writes with a
+    comma, so that a name typed "First Last" takes the library's spelling."""
+    out: dict[str, str] = {}
+    for rec in records:
+        value = rec.fields.get("author")
+        if not value or "," not in value:
+            continue
+        for raw in split_authors(value):
+            parts = raw.split(",")
+            if len(parts) != 2:
+                continue
+            last, first = parts[0].strip(), parts[1].strip()
+            display = f"{first} {last}"
+            if "\\" in display or "{" in display:
+                display = to_text(display)
+            out.setdefault(fold(" ".join(display.split())), raw.strip())
+    return out
 
 
 # ---------------------------------------------------- a person named on the command line

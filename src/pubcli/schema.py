@@ -10,7 +10,12 @@ of appendix B).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable, Mapping
+
 from .values import MONTH_MACROS, MONTH_NAMES  # noqa: F401  (re-exported: the months)
+
+if TYPE_CHECKING:
+    from .model import Record
 
 # ------------------------------------------------------------------ entry types
 #: Required fields of the BibTeX standard types (btxdoc); "a|b" means either will do,
@@ -53,7 +58,8 @@ BIBLATEX_REQUIRED: dict[str, tuple[str, ...]] = {
     "reference": ("editor", "title", "year|date"),
     "mvreference": ("editor", "title", "year|date"),
     "inreference": ("author", "title", "booktitle", "year|date"),
-    "report": ("author", "title", "institution", "year|date"),
+    # biber reads a ``school`` as the ``institution`` (biblatex's default source map)
+    "report": ("author", "title", "institution|school", "year|date"),
     "thesis": ("author", "title", "institution|school", "year|date"),
     "software": (),
     "set": (),      # a set's members carry the data
@@ -92,9 +98,83 @@ def is_known_type(entry_type: str) -> bool:
     return entry_type.lower() in KNOWN_TYPES
 
 
-def required_fields(entry_type: str) -> tuple[str, ...]:
-    """The fields an entry of this type needs ("a|b": either), () when unknown."""
-    return REQUIRED_FIELDS.get(entry_type.lower(), ())
+def required_fields(entry_type: str, *, biblatex: bool = False) -> tuple[str, ...]:
+    """The fields an entry of this type needs ("a|b": either), () when unknown.
+
+    ``biblatex``: the entry is written for biblatex (:func:`written_for_biblatex`), so a
+    BibTeX type drops what only BibTeX's styles ask for (:data:`BIBTEX_ONLY_REQUIRED`)."""
+    t = entry_type.lower()
+    need = REQUIRED_FIELDS.get(t, ())
+    if biblatex and t in BIBTEX_ONLY_REQUIRED:
+        drop = BIBTEX_ONLY_REQUIRED[t]
+        need = tuple(spec for spec in need if spec not in drop)
+    return need
+
+
+#: What BibTeX's standard styles require of a type and biblatex's data model does not
+#: (biblatex's ``blx-dm.def`` mandatory constraints): a book's or a collection
+#: chapter's publisher, an unpublished work's note, an inbook's chapter or pages.
+#: biblatex styles print these entries without them, so a biblatex entry lacking
+#: them is complete; a BibTeX entry is still asked for them.
+BIBTEX_ONLY_REQUIRED: dict[str, frozenset[str]] = {
+    "book": frozenset({"publisher"}),
+    "inbook": frozenset({"chapter|pages", "publisher"}),
+    "incollection": frozenset({"publisher"}),
+    "unpublished": frozenset({"note"}),
+}
+
+#: Fields only biblatex reads (its data model's own names, which BibTeX's styles
+#: ignore): an entry using one is written for biblatex. Names BibTeX styles also
+#: commonly read (subtitle, urldate, bookauthor) are left out on purpose.
+BIBLATEX_ONLY_FIELDS = frozenset({
+    "date", "journaltitle", "location", "maintitle", "mainsubtitle", "maintitleaddon",
+    "booksubtitle", "booktitleaddon", "titleaddon", "journalsubtitle", "issuetitle",
+    "eventdate", "eventtitle", "origdate", "origlocation", "origpublisher", "langid",
+    "langidopts", "xdata", "entryset", "shorthand", "shortauthor", "shorteditor",
+    "shortjournal", "editortype", "editora", "editorb", "editorc", "pagetotal",
+    "eprinttype", "eprintclass", "related", "relatedtype", "pubstate", "xref",
+})
+
+#: Types only biblatex defines (BibTeX's styles print them as @misc at best).
+BIBLATEX_ONLY_TYPES = frozenset(BIBLATEX_REQUIRED) - {
+    # also written for BibTeX by exporters and styles (IEEEtran's @patent and
+    # @periodical, Beebe's bibliographies, Zotero's @software/@dataset/@online)
+    "patent", "periodical", "online", "software", "dataset"}
+
+
+def written_for_biblatex(entry_type: str, fields: Mapping[str, str]) -> bool:
+    """Whether an entry is written for biblatex: its type, or one of its (own or
+    inherited) fields, exists only in biblatex's data model."""
+    if entry_type.lower() in BIBLATEX_ONLY_TYPES:
+        return True
+    return any(name in BIBLATEX_ONLY_FIELDS and value.strip()
+               for name, value in fields.items())
+
+
+#: The share of a file's entries written for biblatex that makes it a biblatex file
+#: (biblatex's own examples: 20% to 100%; Beebe's and other BibTeX bibliographies in
+#: TeX Live: under 5%, a stray ``date`` or ``location`` here and there).
+BIBLATEX_FILE_SHARE = 0.2
+
+
+def biblatex_file(records: Iterable[Record]) -> bool:
+    """Whether the entries of one file are written for biblatex: at least one in five
+    is (:data:`BIBLATEX_FILE_SHARE`). In such a file an entry with only BibTeX's
+    fields (an edited volume with a title and a series) is read by biber all the same."""
+    total = biblatex = 0
+    for rec in records:
+        total += 1
+        biblatex += written_for_biblatex(rec.type, rec.fields)
+    return bool(total) and biblatex >= BIBLATEX_FILE_SHARE * total
+
+
+def required_for(entry_type: str, fields: Mapping[str, str], *,
+                 in_biblatex_file: bool = False) -> tuple[str, ...]:
+    """The fields an entry with these (own and inherited) ``fields`` needs: BibTeX's
+    rules, or biblatex's when it, or the file it is in (:func:`biblatex_file`), is
+    written for biblatex."""
+    return required_fields(entry_type, biblatex=in_biblatex_file or
+                           written_for_biblatex(entry_type, fields))
 
 
 # ------------------------------------------------------------------ display groups

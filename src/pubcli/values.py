@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Mapping
 from urllib.parse import unquote
 
 # ------------------------------------------------------------------ years and dates
@@ -22,6 +23,7 @@ SORT_MACROS = ("noopsort", "noop", "nosort", "sortnoop", "SortNoop", "NOOPSORT",
 _SORT_HACK_RE = re.compile(r"\\(?:%s)\s*\{[^{}]*\}" % "|".join(SORT_MACROS))
 _YEAR_RE = re.compile(r"(?<![\d-])(-?\d{4})(?!\d)")
 _PLAIN_YEAR_RE = re.compile(r"\d{4}")
+_NEGATIVE_YEAR_RE = re.compile(r"-\d{1,4}")
 
 MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July",
                "August", "September", "October", "November", "December")
@@ -31,6 +33,13 @@ _MONTH_FAST = {**{name: i + 1 for i, name in enumerate(MONTH_NAMES)},
                **{m: i + 1 for i, m in enumerate(MONTH_MACROS)},
                **{str(i): i for i in range(1, 13)}}
 _MONTH_PREFIX = {m: i + 1 for i, m in enumerate(MONTH_MACROS)}
+
+
+def is_blank(value: str | None) -> bool:
+    """Whether a field is empty (``{}``, ``""``, spaces): BibTeX and biber read an empty
+    field as an absent one, so its value is never malformed (a required field that is
+    empty is missing, which the required-field rule says)."""
+    return not value or not value.strip().strip("{}").strip()
 
 
 def strip_sort_hacks(value: str) -> str:
@@ -44,19 +53,25 @@ def parse_year(value: str | None) -> int | None:
     """The year a ``year`` field (or a date) gives, or None.
 
     Reads ``2024``, ``{2024}``, ``{\\noopsort{1973c}}1981`` (1981), ``2024-05-01`` and a
-    negative (BCE) year as biblatex writes it (``-0044``)."""
+    negative (BCE) year as biblatex writes it (``-0044``) or as a ``year`` field holds
+    it (``-44``, which :func:`year_problem` accepts too)."""
     if not value:
         return None
     if len(value) == 4 and value.isdigit():
         return int(value)
-    m = _YEAR_RE.search(strip_sort_hacks(value))
+    v = strip_sort_hacks(value)
+    if _NEGATIVE_YEAR_RE.fullmatch(v.strip().strip("{}").strip()):
+        return int(v.strip().strip("{}"))
+    m = _YEAR_RE.search(v)
     return int(m.group(1)) if m else None
 
 
 def year_problem(value: str) -> str | None:
-    """Why a ``year`` field is not a year (None when it is one)."""
+    """Why a ``year`` field is not a year (None when it is one, or empty)."""
+    if is_blank(value):
+        return None
     v = strip_sort_hacks(value).strip().strip("{}").strip()
-    if _PLAIN_YEAR_RE.fullmatch(v) or re.fullmatch(r"-\d{1,4}", v):
+    if _PLAIN_YEAR_RE.fullmatch(v) or _NEGATIVE_YEAR_RE.fullmatch(v):
         return None
     if "\\" in v and parse_year(v) is not None:
         return None  # other macros around a year (xampl's \switchargs{--90}{1968})
@@ -108,9 +123,19 @@ def _date_part(text: str) -> tuple[int, int | None, int | None] | None:
     day = None if d in (None, "XX") else int(d)
     if month is not None and not (1 <= month <= 12 or 21 <= month <= 24):
         return None
-    if day is not None and (month is None or month > 12 or not 1 <= day <= 31):
-        return None
+    if day is not None and (month is None or month > 12 or
+                            not 1 <= day <= _days_in_month(year, month)):
+        return None  # biber refuses a day the calendar lacks (2023-02-29, 2024-04-31)
     return year, month, day
+
+
+def _days_in_month(year: int, month: int) -> int:
+    """Days in a month of the proleptic Gregorian calendar with astronomical year
+    numbers (year 0 is 1 BCE, a leap year), as ISO 8601 and biber count them."""
+    if month == 2:
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        return 29 if leap else 28
+    return 30 if month in (4, 6, 9, 11) else 31
 
 
 def parse_date(value: str | None) -> Date | None:
@@ -137,11 +162,18 @@ def parse_date(value: str | None) -> Date | None:
     return Date(*s, end_year=e[0], end_month=e[1], end_day=e[2])
 
 
-def date_problem(value: str) -> str | None:
+def date_problem(value: str, field: str = "date") -> str | None:
+    if is_blank(value):
+        return None
     if parse_date(value) is None:
-        return (f"date {value!r} is not YYYY, YYYY-MM, YYYY-MM-DD or a range of those "
+        return (f"{field} {value!r} is not YYYY, YYYY-MM, YYYY-MM-DD or a range of those "
                 "(biblatex's ISO 8601 dates)")
     return None
+
+
+#: biblatex's date fields (its data model's ``datepart`` fields): biber reads each as an
+#: ISO 8601 date and warns about one it cannot.
+DATE_FIELDS = ("date", "urldate", "origdate", "eventdate")
 
 
 # ------------------------------------------------------------------ DOIs
@@ -164,6 +196,8 @@ def parse_doi(value: str | None) -> str | None:
     v = value.strip().replace("\\_", "_").replace("\\%", "%")
     if v.startswith("{") and v.endswith("}"):
         v = v[1:-1].strip()
+    if v.startswith("\\url{") and v.endswith("}"):  # doi = {\url{https://doi.org/...}}
+        v = v[5:-1].strip()
     for _ in range(2):  # "doi: https://doi.org/10..." has two prefixes
         v = _DOI_PREFIX_RE.sub("", v, count=1).strip()
     if "%" in v:
@@ -197,6 +231,8 @@ def _trim_doi(doi: str) -> str:
 
 
 def doi_problem(value: str) -> str | None:
+    if is_blank(value):
+        return None
     if parse_doi(value) is None:
         return f"DOI {value!r} does not look like 10.NNNN/suffix"
     return None
@@ -237,6 +273,8 @@ def web_link(value: str | None) -> str | None:
 
 
 def url_problem(value: str) -> str | None:
+    if is_blank(value):
+        return None
     if parse_url(value) is None:
         return f"URL {value!r} is not an http(s):// or ftp:// address without spaces"
     return None
@@ -274,6 +312,28 @@ def _isbn13_check(twelve: str) -> str:
 
 
 def isbn_problem(value: str) -> str | None:
+    if is_blank(value):
+        return None
     if parse_isbn(value) is None:
         return f"ISBN {value!r} is not a valid ISBN-10 or ISBN-13 (check digit)"
     return None
+
+
+# ------------------------------------------------------------------ every rule at once
+def field_problems(fields: Mapping[str, str]) -> list[tuple[str, str, str]]:
+    """``(field, kind, why)`` for each value in ``fields`` a rule here refuses, in the
+    order year, dates, DOI, URL; ``kind`` is ``year``, ``date``, ``doi`` or ``url``
+    (``pubcli check`` reports ``bad-KIND``; ``add`` and ``import`` refuse the entry)."""
+    out = []
+    year = fields.get("year")
+    if year is not None and (why := year_problem(year)):
+        out.append(("year", "year", why))
+    for name in DATE_FIELDS:
+        value = fields.get(name)
+        if value is not None and (why := date_problem(value, name)):
+            out.append((name, "date", why))
+    for name, problem in (("doi", doi_problem), ("url", url_problem)):
+        value = fields.get(name)
+        if value is not None and (why := problem(value)):
+            out.append((name, name, why))
+    return out

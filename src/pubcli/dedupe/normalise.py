@@ -12,6 +12,8 @@ from collections import Counter
 from functools import lru_cache
 from typing import Sequence
 
+from ..latex import to_text
+
 # ---------------------------------------------------------------- normalising
 _TAG_RE = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
 _NONWORD_RE = re.compile(r"[\W_]+")
@@ -51,16 +53,9 @@ _COMMAND_RE = re.compile(r"\\[A-Za-z]+\*?|\\\\|\\[^A-Za-z]")
 
 
 def _latex_for_matching(text: str) -> str:
-    r"""LaTeX to plain letters, accents dropped (they are folded anyway), commands
-    such as ``\emph`` dropped with their argument kept: fast, for matching only."""
-    text = _LATEX_GREEK_RE.sub(lambda m: " " + m.group(1).replace("var", "") + " ", text)
-    text = _ACCENT_SYM_RE.sub(lambda m: m.group(1) or m.group(2), text)
-    text = _ACCENT_LET_RE.sub(lambda m: m.group(1) or m.group(2), text)
-    text = _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group(1)], text)
-    text = _LOGO_RE.sub(lambda m: m.group(1), text)
-    return _COMMAND_RE.sub(lambda m: m.group(0)[1] if len(m.group(0)) == 2
-                           and not m.group(0)[1].isalpha() and m.group(0) != "\\\\" else " ",
-                           text)
+    """LaTeX to Unicode text, by the one rule display uses (:func:`pubcli.latex.to_text`):
+    a macro it does not know keeps its argument or its name, so no word is lost."""
+    return to_text(text)
 
 
 _COMBINING_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")

@@ -133,6 +133,8 @@ def parse_person(raw: str) -> Person:
             else ""
         return (_last_tokens(_drop_von(last)), _initial(first), given)
     words = raw.replace("~", " ").split()
+    if not words:  # a name that is only a macro (tugboat.bib's "\Thanh{}")
+        return ((), "", ())
     if len(words) == 1:
         return (_last_tokens(words[0]), "", ())
     if _is_initials(words[-1]) and not _is_initials(words[0]):

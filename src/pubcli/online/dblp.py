@@ -11,6 +11,7 @@ the DOI's are left out.
 from __future__ import annotations
 
 from ..entries import EntryOptions
+from ..latex import protect_case
 from . import BadResponse, NotFoundOnline, mapping
 from .http import Client
 
@@ -72,7 +73,7 @@ def to_found(key: str, entry_type: str, fields: dict[str, str]) -> mapping.Found
     elif f.get("editor"):
         f["editor"] = " and ".join(mapping.person_from_full(e, latex=True)
                                    for e in f["editor"].split(" and ") if e.strip())
-    title = mapping.protect(f.pop("title", "").rstrip(" ."))
+    title = protect_case(f.pop("title", "").rstrip(" ."))
     year, month = f.pop("year", None), f.pop("month", None)
     f.pop("eprint", None)
     rest = {k: v for k, v in f.items() if k not in DROP}

@@ -1,9 +1,12 @@
 """pubcli's conventions for entries made from fetched metadata, in one place.
 
-* names are written ``Last, First`` (``von Last, Jr, First``), joined with ``and``;
+* names are written ``Last, First`` (``von Last, Jr, First``), joined with ``and``
+  (:func:`pubcli.names.bibtex_name`, as ``import`` writes a listing's names);
 * titles keep their words, with braces around those whose capitals must survive
-  a bibliography style (acronyms and names: ``{GPU}``, ``{ZeRO}++``, ``{Phi-3}``);
-* LaTeX's special characters in text (``& % $ # _ { } ~ ^ \\``) are escaped;
+  a bibliography style (acronyms and names: ``{GPU}``, ``{ZeRO}++``, ``{DeepSpeed}``;
+  :func:`pubcli.latex.protect_case`);
+* LaTeX's special characters in text (``& % $ # _ { } ~ ^ \\``) are escaped
+  (:func:`pubcli.latex.escape`);
   markup and HTML entities from the services (``<i>``, ``&amp;``) are removed;
   other characters stay as Unicode (the library is UTF-8);
 * months are month names (written as the ``jan``... macros);
@@ -22,15 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from ..entries import EntryOptions
+from ..latex import escape, protect_case
 from ..model import MONTH_NAMES, Record
+from ..names import bibtex_name
 
 _TAG = re.compile(r"<[^<>]{0,200}>")
-_SPECIAL = re.compile(r"[\\{}&%$#_~^]")
-_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%",
-            "$": r"\$", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}",
-            "^": r"\textasciicircum{}"}
-_WORD = re.compile(r"(?<![^\W_])(?<![\\{])([^\W_](?:[^\W_]|['’]|-(?=[^\W_]))*)", re.U)
-_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 _DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
 _PREPRINT_TYPES = frozenset({"misc", "unpublished", "online", "preprint"})
 
@@ -65,35 +64,6 @@ def clean_text(value: Any) -> str:
     return " ".join(text.split())
 
 
-def escape(text: str) -> str:
-    """Plain text -> BibTeX field text (LaTeX specials escaped)."""
-    return _SPECIAL.sub(lambda m: _ESCAPES[m.group(0)], text)
-
-
-def needs_protection(word: str) -> bool:
-    """Capitals after the first letter of a part (``GPU``, ``ZeRO-Infinity``,
-    ``DeepSpeed``; not ``Fine-Grained``), or a capitalised word with digits (``Phi-3``)."""
-    parts = re.split(r"[-'’]", word)
-    if any(len(p) > 1 and any(c.isupper() for c in p[1:]) for p in parts):
-        return True
-    return word[0].isupper() and any(c.isdigit() for c in word)
-
-
-def protect(title: str) -> str:
-    """Braces around the words whose capitals a style must not lower (escaped text in,
-    escaped text out; groups already braced are left alone)."""
-    out, depth, pos = [], 0, 0
-    for m in _WORD.finditer(title):
-        between = title[pos:m.start()]
-        depth += between.count("{") - between.count("}")
-        out.append(between)
-        word = m.group(1)
-        out.append("{" + word + "}" if depth == 0 and needs_protection(word) else word)
-        pos = m.end()
-    out.append(title[pos:])
-    return "".join(out)
-
-
 _MATH = re.compile(r"(\$[^$]+\$)")
 
 
@@ -106,9 +76,9 @@ def title(text: Any, subtitle: Any = None, *, tex_math: bool = False) -> str:
         main = f"{main.rstrip(':')}: {sub}"
     main = main.rstrip(" .") if not main.endswith("..") else main
     if not tex_math or "$" not in main:
-        return protect(escape(main))
+        return protect_case(escape(main))
     parts = _MATH.split(main)
-    return "".join(p if i % 2 else protect(escape(p)) for i, p in enumerate(parts))
+    return "".join(p if i % 2 else protect_case(escape(p)) for i, p in enumerate(parts))
 
 
 def person(given: Any = None, family: Any = None, literal: Any = None) -> str:
@@ -123,63 +93,13 @@ def person(given: Any = None, family: Any = None, literal: Any = None) -> str:
 
 
 def person_from_full(name: Any, *, latex: bool = False) -> str:
-    """"Ludwig van Beethoven" -> "van Beethoven, Ludwig". ``latex``: the name is
-    already BibTeX text (DBLP), so it is not escaped again. A DBLP homonym number
-    ("Wei Wang 0001") is dropped; a name already "Last, First" is kept."""
+    """"Ludwig van Beethoven" -> "van Beethoven, Ludwig" (:func:`pubcli.names.bibtex_name`).
+    ``latex``: the name is already BibTeX text (DBLP), so it is not escaped again. A
+    DBLP homonym number ("Wei Wang 0001") is dropped; a name already "Last, First" is
+    kept."""
     raw = " ".join(str(name or "").split()) if latex else clean_text(name)
     raw = _DBLP_HOMONYM.sub("", raw)
-    if not raw:
-        return ""
-    text = raw if latex else escape(raw)
-    if "," in _top_level(text):
-        return text
-    words = _words(text)
-    if len(words) == 1:
-        return words[0]
-    suffix = ""
-    if len(words) > 2 and words[-1].lower() in _SUFFIXES:
-        suffix = words.pop()
-    first_von = next((i for i in range(1, len(words) - 1) if words[i][:1].islower()), None)
-    if first_von is None:
-        first, last = words[:-1], words[-1:]
-    else:
-        first, last = words[:first_von], words[first_von:]
-    out = " ".join(last)
-    if suffix:
-        out += f", {suffix}"
-    return f"{out}, {' '.join(first)}"
-
-
-def _top_level(text: str) -> str:
-    out, depth = [], 0
-    for c in text:
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        elif depth == 0:
-            out.append(c)
-    return "".join(out)
-
-
-def _words(text: str) -> list[str]:
-    words: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for c in text:
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        if c.isspace() and depth == 0:
-            if cur:
-                words.append("".join(cur))
-                cur = []
-        else:
-            cur.append(c)
-    if cur:
-        words.append("".join(cur))
-    return words
+    return bibtex_name(raw, latex=latex) if raw else ""
 
 
 def month(value: Any) -> str | None:
