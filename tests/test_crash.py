@@ -60,7 +60,6 @@ def edit(lib, step):
 
 ZYGOTE = EDIT + r'''
 import os, signal, sys, time
-import filelock  # what the children would otherwise each import again
 from pubcli import store
 
 path = sys.argv[1]

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 
+from . import values
 from .display import row_of
 from .latex import to_text
 from .model import MONTH_NAMES, Record
 from .names import Name, is_person, parse_name
 
-_DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
 
 
 class View:
@@ -74,8 +74,9 @@ class View:
         if self._links is None:
             f = self.rec.fields
             links = []
-            if f.get("doi"):
-                links.append(("DOI", doi_url(f["doi"])))
+            doi_link = values.doi_url(f["doi"]) if f.get("doi") else None
+            if doi_link:
+                links.append(("DOI", doi_link))
             if f.get("url") and is_http_url(f["url"]):
                 links.append(("URL", f["url"].strip()))
             eprint = f.get("eprint", "").strip()
@@ -88,10 +89,6 @@ class View:
     @property
     def abstract(self) -> str:
         return to_text(self.rec.fields.get("abstract", ""))
-
-
-def doi_url(doi: str) -> str:
-    return "https://doi.org/" + _DOI_RE.sub("", doi.strip())
 
 
 def is_http_url(url: str) -> bool:
@@ -138,4 +135,4 @@ def short_authors(names: list[str], owner_idx: set[int], limit: int = 3) -> list
     return segs
 
 
-__all__ = ["View", "view", "owner_flags", "short_authors", "doi_url", "is_http_url", "Name"]
+__all__ = ["View", "view", "owner_flags", "short_authors", "is_http_url", "Name"]

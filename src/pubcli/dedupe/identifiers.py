@@ -6,9 +6,9 @@ import html
 import re
 from typing import Mapping
 
+from .. import values
 from .normalise import _NUMBER_WORDS, normalise
 
-_DOI_RE = re.compile(r"10\.\d{4,9}/[^\s\"<>{}]+", re.I)
 _ARXIV_NEW_RE = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
 _ARXIV_OLD_RE = re.compile(r"\b([a-z][a-z\-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?\b", re.I)
 PREPRINT_DOI = ("10.48550/", "10.1101/", "10.21203/", "10.2139/", "10.20944/", "10.31234/",
@@ -18,28 +18,12 @@ BOOKLIKE = frozenset({"book", "mvbook", "collection", "mvcollection", "proceedin
 
 
 def normalise_doi(value: str | None) -> str:
-    """``https://doi.org/10.1000/ABC.`` -> ``10.1000/abc``; "" when there is no DOI."""
+    """``https://doi.org/10.1000/ABC.`` -> ``10.1000/abc``: the DOI a field holds, in the
+    form two DOIs compare in (:mod:`pubcli.values` reads it); "" when there is none."""
     if not value:
         return ""
-    if (value[:3] == "10." and " " not in value and "{" not in value and "\\" not in value
-            and "&" not in value and "\n" not in value and "\t" not in value):
-        return _trim_doi(value.lower())
-    value = html.unescape(value) if "&" in value else value
-    m = _DOI_RE.search(value.replace("\\_", "_").replace("{", "").replace("}", ""))
-    if not m:
-        return ""
-    return _trim_doi(m.group(0).lower())
-
-
-def _trim_doi(doi: str) -> str:
-    """Drop trailing punctuation that is not part of the DOI (an unbalanced ")" too)."""
-    doi = doi.rstrip(".,;")
-    while doi and doi[-1] in ")]":
-        opening = "(" if doi[-1] == ")" else "["
-        if doi.count(doi[-1]) <= doi.count(opening):
-            break
-        doi = doi[:-1].rstrip(".,;")
-    return doi
+    doi = values.find_doi(html.unescape(value) if "&" in value else value)
+    return values.doi_match_key(doi) if doi else ""
 
 
 _ARXIV_FIELDS = ("doi", "url", "journal", "journaltitle", "howpublished", "note", "booktitle",
