@@ -162,3 +162,16 @@ def group(records: Sequence[Record], by: GroupBy | str,
     for r in ordered:
         groups.setdefault(to_text(r.venue) or NO_VENUE, []).append(r)
     return sorted(groups.items(), key=lambda kv: (kv[0] == NO_VENUE, fold(kv[0])))
+
+
+def unique_records(groups: Iterable[tuple[str, Sequence[Record]]]) -> list[Record]:
+    """The records of a grouped listing, each once (a paper in two areas is listed
+    twice), in listing order."""
+    seen: set[int] = set()
+    out = []
+    for _, recs in groups:
+        for r in recs:
+            if id(r) not in seen:
+                seen.add(id(r))
+                out.append(r)
+    return out

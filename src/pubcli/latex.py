@@ -353,7 +353,7 @@ def _accent(s: str, pos: int, name: str) -> tuple[str, int]:
         return "", i
     c = s[i]
     if c == "{":
-        close = _closing_brace(s, i)
+        close = closing_brace(s, i)
         if close < 0:
             return "", i + 1
         base = _convert(_DOTLESS_RE.sub(r"\1", s[i + 1:close])).strip()
@@ -378,10 +378,12 @@ def _accent(s: str, pos: int, name: str) -> tuple[str, int]:
     return unicodedata.normalize("NFC", base[0] + mark) + base[1:], i
 
 
-def _closing_brace(s: str, i: int) -> int:
+def closing_brace(s: str, i: int, end: int | None = None) -> int:
+    """Index of the ``}`` closing the ``{`` at ``i`` (escaped braces skipped), or -1 when
+    it is not closed before ``end``."""
     depth = 0
     j = i
-    end = len(s)
+    end = len(s) if end is None else end
     while j < end:
         c = s[j]
         if c == "\\":

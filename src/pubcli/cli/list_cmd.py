@@ -108,11 +108,12 @@ def _csl_listing(groups, format: ListFormat, style, csl, owner, by) -> str:
     from .. import render
     from ..errors import ValidationError
     from ..exporters import csl as cslmod
+    from ..grouping import unique_records
 
     if format is ListFormat.csl_json:
         if style is not None or csl is not None:
             raise ValidationError("--style and --csl apply to the text listing, not csl-json")
-        return cslmod.dumps(cslmod.unique_records(groups))
+        return cslmod.dumps(unique_records(groups))
     if format is not ListFormat.text:
         raise ValidationError(f"--style and --csl apply to the text listing, "
                               f"not --format {format.value}")

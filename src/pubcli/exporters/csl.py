@@ -503,17 +503,6 @@ __all__ = ["STYLES", "CSL_TYPES", "Cite", "Styler", "StyleError", "FormatFailed"
            "names", "issued", "parse", "style_path", "styler"]
 
 
-def unique_records(groups: Iterable[tuple[str, Sequence[Record]]]) -> list[Record]:
-    """The records of a grouped listing, each once (a paper in two areas is listed
-    twice), in listing order."""
-    seen: set[int] = set()
-    out = []
-    for _, recs in groups:
-        for r in recs:
-            if id(r) not in seen:
-                seen.add(id(r))
-                out.append(r)
-    return out
 
 
 def text_listing(groups: Iterable[tuple[str, Sequence[Record]]], styler: Styler,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 from urllib.parse import quote
 
 from ..grouping import Filters, group, select
-from ..latex import fold, to_text
+from ..latex import closing_brace, fold, to_text
 from ..model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record, type_group_order
 
 if TYPE_CHECKING:
@@ -168,25 +168,6 @@ def plain(spans: Iterable[Span]) -> str:
     return "".join(s.text for s in spans)
 
 
-def _match_brace(s: str, i: int, end: int) -> int:
-    """Index of the ``}`` closing the ``{`` at ``i`` (-1 if unbalanced)."""
-    depth = 0
-    j = i
-    while j < end:
-        c = s[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return j
-        j += 1
-    return -1
-
-
 def _flush(s: str, start: int, stop: int, em: bool, strong: bool, out: list[Span]) -> None:
     piece = s[start:stop]
     if not piece:
@@ -217,7 +198,7 @@ def _parse(s: str, i: int, end: int, em: bool, strong: bool, out: list[Span]) ->
                 while k < end and s[k].isspace():
                     k += 1
                 if k < end and s[k] == "{":
-                    close = _match_brace(s, k, end)
+                    close = closing_brace(s, k, end)
                     if close != -1:
                         _flush(s, start, i, em, strong, out)
                         _parse(s, k + 1, close, em or style == "em",
@@ -227,7 +208,7 @@ def _parse(s: str, i: int, end: int, em: bool, strong: bool, out: list[Span]) ->
             i = j
             continue
         if c == "{":
-            close = _match_brace(s, i, end)
+            close = closing_brace(s, i, end)
             if close == -1:
                 i += 1
                 continue

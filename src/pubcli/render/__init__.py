@@ -22,7 +22,6 @@ _HOME = {
     "as_bibtex": "listing", "as_csv": "listing", "as_json": "listing", "as_keys": "listing",
     "fits_table": "listing", "heading": "listing", "plain": "listing",
     "record_dict": "listing", "stacked": "listing", "tables": "listing",
-    "unique_records": "listing",
     "clean": "text", "csv_cell": "text", "json_safe": "text", "one_line": "text",
 }
 

@@ -19,6 +19,7 @@ import json
 import textwrap
 from typing import Callable, Sequence
 
+from ..grouping import unique_records
 from ..model import GroupBy, Record
 from ..view import View, owner_flags, short_authors, view
 from .text import clean, csv_cell, json_safe
@@ -154,17 +155,6 @@ def as_csv(groups: Groups, by: GroupBy) -> str:
                                               v.title, "; ".join(v.authors), v.venue,
                                               "; ".join(v.areas))])
     return buf.getvalue()
-
-
-def unique_records(groups: Groups) -> list[Record]:
-    seen: set[int] = set()
-    out = []
-    for _, recs in groups:
-        for r in recs:
-            if id(r) not in seen:
-                seen.add(id(r))
-                out.append(r)
-    return out
 
 
 def as_keys(groups: Groups) -> str:
