@@ -66,6 +66,7 @@ class PubcliGroup(TyperGroup):
 
         # The collector stays on (what a command throws away is collected); the store
         # pauses it while it builds a big library and freezes the result (pubcli.gcpause).
+        frozen_before = gc.get_freeze_count()
         try:
             rv = super().main(args=args, prog_name=prog_name or "pubcli",
                               complete_var=complete_var, standalone_mode=False,
@@ -88,8 +89,11 @@ class PubcliGroup(TyperGroup):
             _quiet_stdout()
             code = ExitCode.OK
         finally:
-            if gc.get_freeze_count():  # a big library was loaded: no exit-time pass over it
-                gc.freeze()
+            if gc.get_freeze_count() > frozen_before:  # this command loaded a big library
+                if _process.exits_after_command:
+                    gc.freeze()  # the process ends next: no collection pass over it all
+                elif not frozen_before:
+                    gc.unfreeze()  # in-process (tests, a notebook): give it back to the GC
         if standalone_mode:
             sys.exit(int(code))
         return int(code)
@@ -160,9 +164,20 @@ for _name in COMMANDS:
     importlib.import_module(f"{__name__}.{_name}_cmd").register(app)
 
 
+class _Process:
+    """Whether the command runs as the ``pubcli`` program (the process ends after it)
+    or in-process (CliRunner, a notebook), where frozen objects must be handed back."""
+
+    exits_after_command = False
+
+
+_process = _Process()
+
+
 def main() -> None:
     """The ``pubcli`` program. An exception that escapes the boundary is a bug: its
     traceback is printed and the exit status is 70 (never 0 or 1)."""
+    _process.exits_after_command = True
     try:
         app()
     except Exception:  # noqa: BLE001 - not hidden: the traceback is printed in full
