@@ -49,8 +49,13 @@ def parse_year_range(text: str) -> tuple[int | None, int | None]:
 
 def searchable(rec: Record) -> str:
     f = rec.fields
-    return " ".join((search_fold(rec.title), search_fold(f.get("author", "")),
-                     search_fold(f.get("editor", "")), search_fold(rec.venue)))
+    row = rec.row  # the display row holds the title and venue as text already
+    if row is None:
+        title, venue = search_fold(rec.title), search_fold(rec.venue)
+    else:
+        title, venue = fold(row[0]), fold(row[3])
+    return " ".join((title, search_fold(f.get("author", "")),
+                     search_fold(f.get("editor", "")), venue))
 
 
 def check_filters(filters: Filters, records: Sequence[Record]) -> None:

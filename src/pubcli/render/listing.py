@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 
 from ..grouping import unique_records
 from ..model import GroupBy, Record
+from ..display import row_of
 from ..view import View, owner_flags, short_authors, view
 from .text import clean, csv_cell, json_safe
 
@@ -109,8 +110,10 @@ def stacked(groups: Groups, by: GroupBy, owner: str | None = None, *, width: int
 
 
 def plain(groups: Groups, by: GroupBy, owner: str | None = None,
-          bold: Callable[[str], str] = lambda s: s) -> str:
+          bold: Callable[[str], str] | None = None) -> str:
     """One line per publication: year | title | authors | venue | areas | key."""
+    if bold is None:
+        return _plain_lines(groups, by, owner)
     lines: list[str] = []
     for name, recs in groups:
         if lines:
@@ -122,6 +125,32 @@ def plain(groups: Groups, by: GroupBy, owner: str | None = None,
             cells = [str(v.year or "----"), clean(v.title) or "(no title)", authors,
                      clean(v.venue), clean(", ".join(v.areas)), clean(v.key)]
             lines.append("  " + " | ".join(cells))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _plain_lines(groups: Groups, by: GroupBy, owner: str | None) -> str:
+    """:func:`plain` without bold, straight from the display rows (the piped listing).
+
+    Each line is cleaned whole: with no bold codes in it, cleaning the joined line is
+    cleaning each cell, as the separators hold no control character and no newline
+    (a CR is kept only before a newline, which a separator never starts with)."""
+    lines: list[str] = []
+    append = lines.append
+    for name, recs in groups:
+        if lines:
+            append("")
+        append(heading(name, len(recs), by))
+        for rec in recs:
+            title, raw, authors, venue, year, _, areas, _ = rec.row or row_of(rec)
+            if owner:
+                idx = {i for i, f in enumerate(owner_flags(raw, owner)) if f}
+                who = "".join(s for s, _ in short_authors(authors, idx))
+            elif len(authors) <= 4:  # short_authors' limit + 1
+                who = ", ".join(authors)
+            else:
+                who = f"{', '.join(authors[:3])}, … ({len(authors)} authors)"
+            append(clean(f"  {year or '----'} | {title or '(no title)'} | {who} | {venue} | "
+                         f"{', '.join(areas)} | {rec.key}"))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
