@@ -9,7 +9,8 @@ against, a bare ``bibtexparser.parse_file`` of the 100k library (a whole process
 too), and every figure is also given as a ratio to it.
 
 ``--baseline DIR`` is another source tree (e.g. ``git archive OLD src | tar -x -C
-DIR``): each measurement then runs A (the baseline) and B (this tree) in
+DIR``; DIR or DIR/src must hold the pubcli package): each measurement then runs A
+(the baseline) and B (this tree) in
 alternating pairs, A B A B ..., each with its own cache folder, so that both see
 the same machine load; the ratio B/A of the medians is printed beside them.
 
@@ -91,7 +92,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="pubcli-scale-") as tmp:
         sides = [Side("B", ROOT / "src", Path(tmp))]
         if args.baseline:
-            sides.insert(0, Side("A", args.baseline, Path(tmp)))
+            base = args.baseline
+            if (base / "src" / "pubcli").is_dir():  # the tree's root rather than its src
+                base = base / "src"
+            if not (base / "pubcli").is_dir():  # else A would silently import this tree
+                raise SystemExit(f"--baseline {args.baseline}: no pubcli package there")
+            sides.insert(0, Side("A", base, Path(tmp)))
 
         def measure(name: str, argv: Callable[[Side, int], list[str]],
                     before: Callable[[Side], None] | None = None, both: bool = True) -> None:
