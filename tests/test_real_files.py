@@ -209,3 +209,14 @@ def test_a_listing_gives_its_doi_in_any_form():
         text = f"Sparse Things\nAda Lovelace, Charles Babbage\nICML | May 2024\n{line}\n"
         assert [i.record.fields.get("doi") for i in parse_listing(text).items] == \
             ["10.1000/182"], line
+
+
+def test_edit_set_refuses_a_value_add_would_refuse(cli, tmp_path):
+    text = "@misc{a,\n  title = {T},\n  year = {1997},\n}\n"
+    path = write(tmp_path / "lib.bib", text)
+    for item in ("year=abc", "date=2024-13", "doi=not-a-doi"):
+        r = cli("edit", "a", "--set", item, "-l", path)
+        assert r.exit_code == 2, item
+        assert f"{path}:1: field '{item.split('=')[0]}': --set:" in r.stderr
+        assert path.read_text(encoding="utf-8") == text
+    assert cli("edit", "a", "--set", "doi=https://doi.org/10.1000/182", "-l", path).exit_code == 0

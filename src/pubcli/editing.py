@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from . import values
 from .errors import AmbiguousKey, LibraryChanged, NotFound, ValidationError
 from .library import Library, read_only_reason
 from .model import Record
@@ -230,6 +231,11 @@ def set_fields(lib: Library, old: Record, sets: Sequence[str] = (),
         del fields[lname]
     new = old.copy(fields=fields)
     check_entry(new, lib, old)
+    # a value typed on the command line passes the rules add applies (pubcli.values)
+    given = {parse_assignment(item)[0] for item in sets}
+    for name, _, why in values.field_problems({k: v for k, v in fields.items() if k in given}):
+        raise ValidationError(f"--set: {why}; nothing was written", path=lib.path,
+                              line=old.line, field=name)
     if new == old:
         return None
     lib.replace(old, new)
