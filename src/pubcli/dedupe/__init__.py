@@ -195,6 +195,8 @@ class Matcher:
         self._compared: dict[tuple[int, int], Comparison] = {}
         self._works: dict[str, int] | None = None
         self._by_id: dict[int, int] | None = None
+        self._quick_pair: tuple[int, int] | None = None
+        self._quick_done: list = []
 
     # ------------------------------------------------------------ the weights
     def pairs(self, progress: Callable[[float], None] | None = None) -> set[tuple[int, int]]:
@@ -231,7 +233,10 @@ class Matcher:
         """Can the pair not reach ``need`` bits even if authors and venue agree fully?
         (Compares the cheap fields only.)"""
         a, b = self.index.feats[i], self.index.feats[j]
-        levels, key = quick_levels(a, b, series=self.index.series, common=self._common)
+        keep = self._quick_done
+        levels, key = quick_levels(a, b, series=self.index.series, common=self._common,
+                                   keep=keep)
+        self._quick_pair = (i, j)
         model = self.model
         words = min(len(a.content_tokens), len(b.content_tokens))
         total = model.title_weight(levels[0], key, words)[0]
@@ -245,8 +250,10 @@ class Matcher:
         got = self._compared.get(key)
         if got is None:
             a, b = self.index.feats[key[0]], self.index.feats[key[1]]
+            # the title and cheap fields of the pair _ruled_out just looked at
+            done = self._quick_done if self._quick_pair == key else None
             got = self._compared[key] = compare(a, b, series=self.index.series,
-                                                common=self._common)
+                                                common=self._common, done=done)
         return got
 
     def judge(self, i: int, j: int, threshold: float | None = None) -> Verdict:

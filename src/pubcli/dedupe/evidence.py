@@ -496,31 +496,38 @@ def _cheap(a: Features, b: Features) -> tuple[int, ...]:
 
 def quick_levels(a: Features, b: Features, *,
                  series: Callable[[Features], bool] | None = None,
-                 common: Callable[[Features], bool] | None = None
-                 ) -> tuple[tuple[int, ...], str]:
+                 common: Callable[[Features], bool] | None = None,
+                 keep: list | None = None) -> tuple[tuple[int, ...], str]:
     """The levels of every field but authors and venue (those are left :data:`MISSING`),
     and the shared title for term frequency: enough to rule most candidate pairs out
-    before the costly comparisons."""
-    t_level, _, _ = _title(a, b, series, common)
+    before the costly comparisons. ``keep`` receives the title's and the cheap
+    fields' results, for :func:`compare` (``done=``) not to work them out again."""
+    title = _title(a, b, series, common)
+    t_level = title[0]
     y_level, _ = _year(a, b)
     rest = _cheap(a, b)
+    if keep is not None:
+        keep[:] = (title, rest)
     key = a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title else ""
     return (t_level, MISSING, y_level, MISSING) + rest, key
 
 
 def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | None = None,
-            common: Callable[[Features], bool] | None = None) -> Comparison:
+            common: Callable[[Features], bool] | None = None,
+            done: Sequence | None = None) -> Comparison:
     """Compare two records field by field. ``series`` may flag a title that starts
     several different titles ("X: part A", "X: part B"), which then cannot match
     "X: ..." by dropping the subtitle; ``common`` a title that says little (several
-    works of the library share it, or it is generic or short)."""
-    t_level, t_score, t_shown = _title(a, b, series, common)
+    works of the library share it, or it is generic or short). ``done`` holds what
+    :func:`quick_levels` worked out for this pair (``keep``), with the same
+    ``series`` and ``common``."""
+    t_level, t_score, t_shown = done[0] if done else _title(a, b, series, common)
     a_level, a_shown = _author_level(a, b)
     y_level, y_shown = _year(a, b)
     vol_a, _, _, ed_a = a.biblio
     vol_b, _, _, ed_b = b.biblio
     v_level = _venue_level(a.venue, b.venue, _same_or_not(vol_a, vol_b))
-    levels = (t_level, a_level, y_level, v_level) + _cheap(a, b)
+    levels = (t_level, a_level, y_level, v_level) + (done[1] if done else _cheap(a, b))
     vetoes = _vetoes(a, b, ed_a, ed_b, vol_a, vol_b)
     return Comparison(levels, lambda: _shown(a, b, t_shown, a_shown, y_shown), vetoes, t_score,
                       a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title

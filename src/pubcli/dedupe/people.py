@@ -54,7 +54,10 @@ def person_strings(value: str | None) -> list[str]:
         return []
     if "&" in value:
         value = html.unescape(value)
-    value = _ETAL_RE.sub("", value.strip())
+    value = value.strip()
+    low = value.lower()
+    if "al" in low or "other" in low:  # what _ETAL_RE needs (a scan of every position)
+        value = _ETAL_RE.sub("", value)
     if "&" in value or ", and " in value or ",and " in value:
         # citation style: the conjunction before the last person is one more comma
         value = _CITATION_AND_RE.sub(", ", value) if ";" not in value else \
