@@ -105,13 +105,10 @@ def render_plan(library: Library) -> tuple[str, Plan]:
 
 
 def _refuse_append_into_open_block(library: Library) -> None:
-    """A block left open (more ``{`` than ``}`` from it to the end of the file) would
-    swallow whatever is appended: BibTeX reads the new entry as part of it."""
-    text = library.document.text
+    """A block BibTeX reads on to the end of the file (a value never closed) would
+    swallow whatever is appended: BibTeX would read the new entry as part of it."""
     for f in library.document.failed:
-        if f.raw[:9].lower().replace(" ", "").startswith("@comment"):
-            continue  # BibTeX skips @comment without reading its braces
-        if f.start >= 0 and text.count("{", f.start) > text.count("}", f.start):
+        if f.open_to_end:
             raise ValidationError(
                 f"the block on line {f.line} is not closed (a missing '}}'?), so BibTeX "
                 "would read a new entry as part of it; close it first; nothing was written",
@@ -175,6 +172,11 @@ def rebase(library: Library, text: str, plan: Plan) -> None:
             dc, dl = shift_before(f.start)
             f.start += dc
             f.line += dl
+    warnings = library.document.warnings
+    lines_at = [old_text.count("\n", 0, s) for s in starts] if warnings else []
+    for w in warnings:
+        i = bisect.bisect_left(lines_at, w[0] - 1)
+        w[0] += shift_lines[i]
 
 
 def _placed(parsed: Record, start: int, newline: str) -> bibtex.Source:
