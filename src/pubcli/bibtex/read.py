@@ -117,7 +117,12 @@ _QUOTE_RE = re.compile(r'[{}"]')
 _DIGITS_RE = re.compile(r"[0-9]+")
 # an entry (or @string/@preamble) opening at the start of a line: where a reader that
 # lost its way would expect the next entry, and where pubcli's caution looks
-_LINE_START_RE = re.compile(r"(?:^|\n)[ \t]*(@[ \t]*" + _ID + r"+[ \t\r\n]*[{(])")
+# the common head of an entry, for speed: @type{key then white space
+_ENTRY_HEAD_RE = re.compile(r"@[ \t\r\n]*((?![0-9])" + _ID + r"+)[ \t\r\n]*\{[ \t\r\n]*"
+                            r"([^,} \t\r\n]*)[ \t\r\n]*")
+_SPECIAL = frozenset({"comment", "string", "preamble"})
+_AT_LINE_RE = re.compile(r"\n[ \t]*@")
+_OPENS_RE = re.compile(r"@[ \t]*" + _ID + r"+[ \t\r\n]*[{(]")
 
 
 def _nested(depth: int) -> str:
@@ -155,7 +160,8 @@ class _Command:
     type_written: str = ""
     key: str = ""
     fields: list[tuple[str, str]] = field(default_factory=list)  # as written
-    values: list[list[tuple[str, str]]] = field(default_factory=list)  # tokens per field
+    # tokens per field; None for one token read by _FIELD_RE (see _fast_value)
+    values: list[list[tuple[str, str]] | None] = field(default_factory=list)
     open_delim: str = "{"
 
 
@@ -224,6 +230,12 @@ def _value(text: str, pos: int, close: str, what: str) -> tuple[int, list[tuple[
 def _command(text: str, at: int, fast: bool) -> _Command:
     """Read the command whose ``@`` is at ``at``, as BibTeX does; raise _Error."""
     n = len(text)
+    if fast:
+        h = _ENTRY_HEAD_RE.match(text, at)
+        if h is not None and h.group(1).lower() not in _SPECIAL:
+            type_written, key = h.groups()
+            return _fields(text, _Command("entry", at, at, type_written, key), h.end(), "}",
+                           fast)
     pos = _skip(text, at + 1)
     m = IDENT_RE.match(text, pos)
     if m is None:
@@ -265,8 +277,15 @@ def _command(text: str, at: int, fast: bool) -> _Command:
     m = (_KEY_BRACE_RE if close == "}" else _KEY_PAREN_RE).match(text, pos)
     assert m is not None
     cmd = _Command("entry", at, pos, type_written, m.group(), open_delim=open_delim)
-    pos = _skip(text, m.end())
+    return _fields(text, cmd, _skip(text, m.end()), close, fast)
+
+
+def _fields(text: str, cmd: _Command, pos: int, close: str, fast: bool) -> _Command:
+    """Read an entry's fields from ``pos`` (after its key) to its closing delimiter."""
+    n = len(text)
     what_key = f"entry '{cmd.key}'"
+    fields, values = cmd.fields, cmd.values
+    match_field = _FIELD_RE.match
     while True:
         if pos >= n:
             raise _Error(pos, f"{what_key} is not closed before the end of the file (a "
@@ -279,12 +298,14 @@ def _command(text: str, at: int, fast: bool) -> _Command:
             raise _Error(pos, f"{what_key}: expected ',' or '{close}', found {c!r} (a missing "
                               "comma, or a '}' inside a value?)")
         if fast:
-            f = _FIELD_RE.match(text, pos + 1)
-            if f is not None and f.group(3) in (",", close):
-                cmd.fields.append((f.group(1), f.group(2)))
-                cmd.values.append([])  # evaluated from the written text: see _evaluate
-                pos = f.start(3)
-                continue
+            f = match_field(text, pos + 1)
+            if f is not None:
+                name, written, sep = f.groups()
+                if sep == "," or sep == close:
+                    fields.append((name, written))
+                    values.append(None)  # a single token: see _fast_value
+                    pos = f.start(3)
+                    continue
         pos = _skip(text, pos + 1)
         if pos < n and text[pos] == close:
             continue
@@ -388,7 +409,6 @@ class _Reader:
         self.out = Parsed(newline="\r\n" if "\r\n" in text else "\n")
         if macros:
             self.out.macros.update(macros)
-        self.line_starts = [m.start(1) for m in _LINE_START_RE.finditer(text)]
         self._pos = 0
         self._line = 0
         # entries starting before shadow_end are not read by BibTeX as entries
@@ -406,10 +426,16 @@ class _Reader:
         return self._line + 1
 
     def crossed(self, start: int, end: int) -> int | None:
-        """The first line-start of an entry strictly inside (start, end)."""
-        i = bisect.bisect_right(self.line_starts, start)
-        if i < len(self.line_starts) and self.line_starts[i] < end:
-            return self.line_starts[i]
+        """The '@' of the first entry opening at the start of a line strictly inside
+        (start, end)."""
+        text = self.text
+        search = _AT_LINE_RE.search
+        m = search(text, start, end)
+        while m is not None:
+            at = m.end() - 1
+            if _OPENS_RE.match(text, at):
+                return at
+            m = search(text, m.end(), end)
         return None
 
     def run(self) -> Parsed:
@@ -498,6 +524,8 @@ class _Reader:
         if cmd.start < self.comment_end:
             return ("inside @comment{...}, but BibTeX skips only the word @comment and "
                     "still reads this entry")
+        if cmd.start == 0 or text[cmd.start - 1] == "\n":
+            return ""
         line_start = text.rfind("\n", 0, cmd.start) + 1
         if "%" in text[line_start:cmd.start]:
             return ("commented out with '%', but BibTeX has no comment character and still "
@@ -518,7 +546,7 @@ class _Reader:
                 self.fail(cmd.start, cmd.end, why.replace("entry", "@string"))
                 return
             name, written = cmd.fields[0]
-            tokens = cmd.values[0] or _fast_value(written)
+            tokens = cmd.values[0] or _fast_value(written)  # always read by _value()
             macros[name.lower()] = _evaluate(tokens, macros)
             return
         why = self.commented_out(cmd)
@@ -535,7 +563,16 @@ class _Reader:
                 if lname not in dups:
                     dups.append(lname)
                 continue
-            values[lname] = _evaluate(tokens or _fast_value(written), macros, undefined)
+            if tokens is None:
+                c = written[0]
+                if c == "{" or c == '"':
+                    values[lname] = written[1:-1]
+                    continue
+                if "0" <= c <= "9":
+                    values[lname] = written
+                    continue
+                tokens = [("m", written.lower())]
+            values[lname] = _evaluate(tokens, macros, undefined)
         read_only = ""
         if shadowed:
             read_only = self.shadow_why

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Mapping
 
 from ..errors import ValidationError
@@ -90,18 +91,23 @@ def writable(value: str) -> str:
     return "".join(out)
 
 
-def check_value(key: str, name: str, value: str) -> None:
-    """Refuse a field pubcli cannot write so that BibTeX reads it back as meant."""
+def check_value(key: str, name: str, value: str, *, path: str | Path | None = None,
+                line: int | None = None) -> None:
+    """Refuse a field pubcli cannot write so that BibTeX reads it back as meant (the one
+    rule add, edit, import, update and sync ask): a BibTeX field name, braces that
+    pair up once :func:`writable` has fixed escaped ones, no control characters."""
+    entry = f"entry '{key}': " if key else ""
     if not FIELD_NAME_RE.match(name):
-        raise ValidationError(f"entry '{key}': '{name}' is not a valid BibTeX field name",
-                              field=name)
-    if not braces_balanced(value):
-        raise ValidationError(f"entry '{key}': unbalanced braces in the value {value!r} "
+        raise ValidationError(f"{entry}'{name}' is not a valid BibTeX field name",
+                              path=path, line=line, field=name)
+    if not braces_balanced(writable(value)):
+        raise ValidationError(f"{entry}unbalanced braces in the value {value!r} "
                               "(BibTeX counts every brace; write a literal one as "
-                              "\\textbraceleft{} or \\textbraceright{})", field=name)
+                              "\\{ and \\} in pairs, or \\textbraceleft{} and "
+                              "\\textbraceright{})", path=path, line=line, field=name)
     if _CONTROL_RE.search(value):
-        raise ValidationError(f"entry '{key}': the value of '{name}' contains a control "
-                              "character", field=name)
+        raise ValidationError(f"{entry}the value of '{name}' contains a control "
+                              "character", path=path, line=line, field=name)
 
 
 def check_key(key: str) -> None:
@@ -121,7 +127,7 @@ def format_value(value: str, name: str = "") -> str:
     ("May" -> ``may``, which every BibTeX style turns into its own month name)."""
     if name == "month" and value in _MONTH_MACRO_OF:
         return _MONTH_MACRO_OF[value]
-    return "{" + value + "}"
+    return "{" + writable(value) + "}"
 
 
 def format_entry(record: Record, *, indent: str = "  ", newline: str = "\n") -> str:

@@ -57,6 +57,7 @@ def render_plan(library: Library) -> tuple[str, Plan]:
         src = rec.source
         if old is None or src is None or old == rec:
             continue
+        _make_writable(rec, old)
         new_raw = bibtex.patch_entry(text[src.start:src.end], src, old, rec, macros,
                                      indent=indent)
         plan.parsed[id(rec)] = _verify(new_raw, rec, macros, old)
@@ -65,6 +66,10 @@ def render_plan(library: Library) -> tuple[str, Plan]:
         src = rec.source
         if src is None:
             continue
+        if src.read_only.startswith(bibtex.UNREAD):
+            raise ValidationError(f"entry '{rec.key}' (line {rec.line}): {src.read_only}; "
+                                  "fix the entry before it first; nothing was written",
+                                  path=library.path, line=rec.line)
         start, end = src.start, src.end
         # take the rest of the line and one blank line with the entry
         while end < len(text) and text[end] in " \t":
@@ -88,6 +93,7 @@ def render_plan(library: Library) -> tuple[str, Plan]:
         _refuse_append_into_open_block(library)
         chunks = []
         for rec in added:
+            _make_writable(rec, None)
             entry = bibtex.format_entry(rec, indent=indent, newline=nl)
             plan.parsed[id(rec)] = _verify(entry, rec, macros)
             chunks.append((rec, entry))
@@ -102,6 +108,18 @@ def render_plan(library: Library) -> tuple[str, Plan]:
             out += entry
         out += nl
     return out, plan
+
+
+def _make_writable(rec: Record, old: Record | None) -> None:
+    """Give the fields this save writes the form BibTeX reads back as meant
+    (:func:`pubcli.bibtex.writable`), in the record itself, so that the library in
+    memory says what the file will say."""
+    for name, value in rec.fields.items():
+        if old is None or old.fields.get(name) != value:
+            fixed = bibtex.writable(value)
+            if fixed != value:
+                rec.fields[name] = fixed
+                rec.row = None  # the display row, if any, was made from the old value
 
 
 def _refuse_append_into_open_block(library: Library) -> None:
