@@ -178,7 +178,7 @@ def _body(quoted: bool) -> st.SearchStrategy[str]:
             inner.map(lambda s: "{" + s + "}"),
             inner.map(lambda s: "\\{" + s + "\\}"),  # escaped, still counted
             inner.map(lambda s: "{\\" + s + "}"),
-            st.just('{"}'), st.just('{\\"o}'), st.just('\\"{u}'),
+            st.just('{"}'), st.just('{\\"o}'), st.just('{\\"u}'),
             inner.map(lambda s: '{"' + s + '"}'))
     atoms = TEXT_ATOM if quoted else st.one_of(TEXT_ATOM, st.just('"'), st.just('\\"'))
     nested = st.recursive(atoms, lambda inner: st.one_of(
@@ -225,8 +225,10 @@ def entry(draw, key: str, defined: list[str]) -> str:
     body = sep.join(fields)
     trailing = draw(st.sampled_from(["", ",", ",\n"])) if fields else ""
     head_ws = draw(st.sampled_from(["", "", " ", "\n"]))
+    # a key in "(" entries ends at white space or a comma only: "(key)" has key "key)"
+    end = draw(ws) if fields or not paren else draw(ws1)
     return (f"@{draw(TYPE)}{head_ws}{opening}{draw(ws)}{key}"
-            + (sep + body if fields else "") + trailing + draw(ws) + closing)
+            + (sep + body if fields else "") + trailing + end + closing)
 
 
 @st.composite
