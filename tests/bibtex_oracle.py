@@ -60,8 +60,9 @@ _FIELD_NAME = re.compile(f"(?<!{_ID_CHARS})({_ID_CHARS}++)[ \\t\\r\\n]*+=")
 _TYPE_NAME = re.compile(f"@[ \\t\\r\\n]*+({_ID_CHARS}++)")
 # "@TYPE{KEY" or "@TYPE(KEY": where BibTeX starts an entry (the key ends at white space or
 # a comma; in a "{" entry also at "}")
-_HEAD = re.compile(f"@[ \\t\\r\\n]*+({_ID_CHARS}++)[ \\t\\r\\n]*+([{{(])[ \\t\\r\\n]*+"
-                   "([^ \\t\\r\\n,]*+)")
+# a lookahead, so that heads may overlap: "@comment{@misc{k" holds the head of k too
+_HEAD = re.compile(f"(?=@[ \\t\\r\\n]*+({_ID_CHARS}++)[ \\t\\r\\n]*+([{{(])[ \\t\\r\\n]*+"
+                   "([^ \\t\\r\\n,]*+))")
 _COMPRESS = re.compile(r"[ \t\r\n]+")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
