@@ -193,3 +193,8 @@ def test_a_saved_value_reads_back_whole_and_the_library_says_what_the_file_says(
     fresh = store.load(path, use_cache=False)
     assert [r.key for r in fresh] == ["a", "b", "new"] and not fresh.problems
     assert fresh["new"].fields == lib["new"].fields
+
+
+def test_a_macro_named_in_its_own_definition_reads_as_empty():
+    fields, _ = read("@string{j = 2301}\n@string{j = {a} # j # {b}}\n@misc{k, note = j}\n\n")
+    assert fields["k"] == {"note": "ab"}  # as BibTeX reads it, not "a2301b"

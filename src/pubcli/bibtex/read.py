@@ -565,7 +565,10 @@ class _Reader:
                 return
             name, written = cmd.fields[0]
             tokens = cmd.values[0] or _fast_value(written)  # always read by _value()
-            macros[name.lower()] = _evaluate(tokens, macros)
+            lname = name.lower()
+            if ("m", lname) in tokens:  # BibTeX reads a macro's own name in its
+                tokens = [t for t in tokens if t != ("m", lname)]  # definition as empty
+            macros[lname] = _evaluate(tokens, macros)
             return
         why = self.commented_out(cmd)
         if why and not shadowed:
