@@ -345,7 +345,7 @@ def test_save_refreshes_the_cache_so_the_next_load_is_warm(tmp_path):
 
 
 # ------------------------------------------------------------------ the fast parse path
-def test_fast_path_agrees_with_bibtexparser_on_every_tricky_file():
+def test_fast_path_agrees_with_the_general_reader_on_every_tricky_file():
     for path in TRICKY + [SHIPPED]:
         text = path.read_bytes().decode("utf-8-sig")
         fast, slow = bibtex.parse(text), bibtex.parse(text, fast=False)
