@@ -21,7 +21,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pubcli import store
@@ -245,9 +245,7 @@ def document(draw) -> str:
 
 
 @given(doc=document())
-# no shrinking while the test is expected to fail (each step runs bibtex): put
-# Phase.shrink back with the mark's removal
-@settings(SETTINGS, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(SETTINGS)
 def test_generated_documents_read_as_bibtex_reads_them(doc):
     diffs = oracle.misread(oracle.compare(doc))
     assert not diffs, "\n".join(map(str, diffs[:5]))
