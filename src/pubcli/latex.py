@@ -78,7 +78,7 @@ SYMBOLS = {
     "thinspace": " ", "enspace": " ", "quad": " ", "qquad": " ", "space": " ",
     "newline": " ", "linebreak": " ", "break": " ", "par": " ", "hfil": " ", "hfill": " ",
     "textbackslash": "\\", "bs": "\\", "textbraceleft": "{", "textbraceright": "}",
-    "textasciitilde": "~", "textquoteleft": "\u2018",
+    "textasciitilde": "~", "textasciicircum": "^", "textquoteleft": "\u2018",
     "textquoteright": "\u2019", "textquotedblleft": "\u201c", "textquotedblright": "\u201d",
 }
 
