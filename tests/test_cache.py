@@ -147,3 +147,34 @@ def test_a_frame_still_being_appended_does_not_spoil_the_ones_before(tmp_path):
     lib = store.load(path)
     assert lib.document.cached and cfile.stat().st_ino == inode
     assert snapshot(lib) == snapshot(store.load(path, use_cache=False))
+
+
+def test_a_changed_module_makes_the_caches_stale(tmp_path, monkeypatch):
+    """A fix pulled into the code (latex.py, the reader...) must not hide behind a warm
+    cache: the caches are keyed on the code that made them."""
+    tree = tmp_path / "pkg"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "a.py").write_text("x = 1\n")
+    (tree / "sub" / "b.py").write_text("y = 2\n")
+    first = cache.code_version(tree)
+    cache.code_version.cache_clear()
+    assert cache.code_version(tree) == first  # same code, same version
+    (tree / "sub" / "b.py").write_text("y = 22\n")  # a fix lands
+    cache.code_version.cache_clear()
+    assert cache.code_version(tree) != first
+
+    from pubcli import bibtex
+
+    path = big_library(tmp_path)
+    store.load(path)
+    parses = []
+    real_parse = bibtex.parse
+    monkeypatch.setattr(bibtex, "parse", lambda text, **kw: parses.append(1) or
+                        real_parse(text, **kw))
+    store.load(path)
+    assert parses == []  # warm: served from the cache
+    monkeypatch.setattr(cache, "code_version", lambda root=None: "other code")
+    store.load(path)
+    assert parses == [1]  # the code changed: parsed again, the cache never served
+    store.load(path)
+    assert parses == [1]

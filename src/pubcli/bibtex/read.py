@@ -55,14 +55,6 @@ KEYLESS = "no citation key"
 UNREAD = "BibTeX does not read this entry"
 
 
-def parser_version() -> str:
-    """What a cached parse depends on besides pubcli's own version: the reader's code
-    (a fix pulled into a checkout must not be hidden behind a warm cache)."""
-    import hashlib
-
-    return hashlib.sha1(open(__file__, "rb").read()).hexdigest()[:16]
-
-
 @dataclass(slots=True)
 class Source:
     """Where an entry sits in its document and how it was written."""
@@ -578,13 +570,13 @@ class _Reader:
         values: dict[str, str] = {}
         dups: list[str] = []
         undefined: list[str] = []
-        for (name, written), tokens in zip(cmd.fields, cmd.values, strict=True):
+        for (name, written), toks in zip(cmd.fields, cmd.values, strict=True):
             lname = name.lower()
             if lname in values:
                 if lname not in dups:
                     dups.append(lname)
                 continue
-            if tokens is None:
+            if toks is None:
                 c = written[0]
                 if c == "{" or c == '"':
                     values[lname] = written[1:-1]
@@ -592,8 +584,8 @@ class _Reader:
                 if "0" <= c <= "9":
                     values[lname] = written
                     continue
-                tokens = [("m", written.lower())]
-            values[lname] = _evaluate(tokens, macros, undefined)
+                toks = [("m", written.lower())]
+            values[lname] = _evaluate(toks, macros, undefined)
         read_only = ""
         if shadowed:
             read_only = self.shadow_why

@@ -22,6 +22,7 @@ cache; when deltas pile up, the next save writes a new base.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import marshal
 import os
@@ -76,9 +77,26 @@ def _private(p: Path, *, is_dir: bool) -> bool:
     return not (st.st_mode & 0o022)
 
 
+@functools.lru_cache(maxsize=4)
+def code_version(root: Path | None = None) -> str:
+    """The code that builds what the caches hold (the reader, the display's LaTeX rules,
+    the matcher's features...): every module of the package, named by path, size and
+    modification time, so that a ``git pull`` of a fix, or a reinstall, makes warm caches
+    stale instead of serving text the old code made. About 100 stat calls."""
+    root = root or Path(__file__).resolve().parent.parent
+    h = hashlib.sha1()
+    for p in sorted(root.rglob("*.py")):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:16]
+
+
 def _header() -> tuple:
     """What a cache was made by: a change of any of these makes it stale."""
-    return ("pubcli-cache", CACHE_FORMAT, __version__, bibtex.parser_version(),
+    return ("pubcli-cache", CACHE_FORMAT, __version__, code_version(),
             tuple(sys.version_info[:2]))
 
 
