@@ -41,12 +41,12 @@ from typing import Mapping
 
 from .. import gcpause
 from ..model import Record
+from ..values import MONTH_MACROS as _MONTH_ABBREVIATIONS
+from ..values import MONTH_NAMES
 
-MONTH_MACROS = {
-    "jan": "January", "feb": "February", "mar": "March", "apr": "April", "may": "May",
-    "jun": "June", "jul": "July", "aug": "August", "sep": "September", "oct": "October",
-    "nov": "November", "dec": "December",
-}
+#: the month macros every BibTeX style defines (jan -> January): the months' one home
+#: is pubcli.values
+MONTH_MACROS = dict(zip(_MONTH_ABBREVIATIONS, MONTH_NAMES, strict=True))
 
 #: Source.read_only for an entry without a key (``@article{,``): kept and reported.
 KEYLESS = "no citation key"
