@@ -117,7 +117,7 @@ BIB = """@inproceedings{ruwase2010lifeguards,
 def test_bib_import_sorts_new_duplicates_near_and_invalid(cli, library, tmp_path):
     src = write(tmp_path / "other.bib", BIB)
     before = library.read_bytes()
-    r = cli("import", src, "--area", "systems and networking", "-l", library)
+    r = cli("import", src, "--area", "systems and networking", "--strict", "-l", library)
     assert r.exit_code == 0, r.output
     rows = [ln.split("\t") for ln in r.stdout.splitlines()]
     assert [row[0] for row in rows] == ["duplicate", "added", "review", "invalid"]

@@ -178,7 +178,7 @@ def test_plan_sorts_items_into_new_duplicate_repeat_and_near():
     items = [Item(rec(LIFEGUARDS), 1), Item(rec("A Brand New Result"), 4),
              Item(rec("A Brand New Result"), 7), Item(near, 10),
              Item(Record("", "article", {"title": "No Journal"}), 13)]
-    out = importers.plan(items, lib)
+    out = importers.plan(items, lib, strict=True)
     assert [o.status for o in out] == ["duplicate", "new", "repeat", "near-duplicate", "invalid"]
     assert [o.added for o in out] == [False, True, False, False, False]
     assert out[0].match.record.key == "ruwase2010decoupled"
@@ -189,6 +189,12 @@ def test_plan_sorts_items_into_new_duplicate_repeat_and_near():
     rows = dict(importers.summary(out))
     assert rows["added"] == 1 and rows["skipped: already in the library"] == 1
     assert rows["skipped: repeated in the input"] == 1 and rows["skipped: invalid"] == 1
+    # as BibTeX reads it (the default): the article without a journal is added, and
+    # what it lacks is a shortfall to warn about
+    lenient = importers.plan(items, lib)
+    assert lenient[4].status == "new" and lenient[4].added
+    assert any("journal" in w for w in lenient[4].shortfalls)
+    assert dict(importers.summary(lenient))["  of them with warnings (see 'pubcli check')"] == 1
     with_near = importers.plan(items, lib, add_near=True)
     assert with_near[3].added and with_near[3].record.key == "novak2021cachesa"
 

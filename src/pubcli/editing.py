@@ -156,17 +156,22 @@ def _leading_lines(text: str) -> int:
 
 
 def check_entry(new: Record, lib: Library, old: Record) -> None:
-    """Refuse what cannot be written: a bad key, type or field name, unbalanced
-    braces, a key another entry has."""
+    """Refuse what cannot be written: a bad new key, type or field name, unbalanced
+    braces, a key another entry has. What the entry already had as BibTeX read it (a
+    key, JabRef's ``__markedentry``) is not refused again: only what changes is checked."""
     from . import bibtex
     from .entries import check_type
+    from .schema import check_key, field_name_problem
 
-    bibtex.check_key(new.key)
+    if new.key != old.key:
+        check_key(new.key)
     check_type(new.type, force=True)
     for name, value in new.fields.items():
-        if not bibtex.FIELD_NAME_RE.match(name):
-            raise ValidationError(f"'{name}' is not a valid BibTeX field name",
-                                  path=lib.path, line=old.line, field=name)
+        if name in old.fields and old.fields[name] == value:
+            continue
+        why = field_name_problem(name)
+        if why is not None:
+            raise ValidationError(why, path=lib.path, line=old.line, field=name)
         if not bibtex.braces_balanced(value):
             raise ValidationError(f"unbalanced braces in {value!r}", path=lib.path,
                                   line=old.line, field=name)
@@ -257,11 +262,11 @@ def rename(lib: Library, ref: str, new_key: str, *, keep_ids: bool = True) -> Ch
     ``ids`` (unless ``keep_ids`` is False) so documents citing it still compile.
     Entries that cite the old key through ``crossref``/``xdata`` are named in the
     notes (they are not changed: only this entry's text is)."""
-    from . import bibtex
+    from .schema import check_key
 
     old = editable(lib, ref)
     new_key = new_key.strip()
-    bibtex.check_key(new_key)
+    check_key(new_key)
     if new_key == old.key:
         raise ValidationError(f"the entry is already called '{new_key}'", path=lib.path,
                               line=old.line)

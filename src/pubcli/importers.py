@@ -283,21 +283,28 @@ class Outcome:
     added: bool = False
     match: Match | None = None
     problem: str = ""
+    #: what BibTeX only warns about (a missing field...), shown as warnings with the
+    #: item's line; ``pubcli check`` shows them again
+    shortfalls: list[str] = field(default_factory=list)
+    renamed_from: str | None = None  # the key as written, when the entry got another
 
 
 def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = False,
          add_near: bool = False, areas: Sequence[str] = (),
-         review_threshold: float = REVIEW_THRESHOLD) -> list[Outcome]:
+         review_threshold: float = REVIEW_THRESHOLD, strict: bool = False) -> list[Outcome]:
     """Decide, item by item, what an import does.
 
     Each item is matched (with :func:`pubcli.dedupe.find_matches`) against the
     library and the items before it that were kept: a match at dedupe's
     default threshold makes it a duplicate (of the library) or a repeat (of an
     earlier item), skipped; failing that, a match at ``review_threshold`` makes
-    it a near-duplicate, held back unless ``add_near``. Invalid items (unknown
-    type unless ``force``, missing required fields, bad year) are skipped.
-    ``areas`` (resolved names) are added to every item. Kept items get a key:
-    their own when valid and free, else the scheme's (suffixed when taken).
+    it a near-duplicate, held back unless ``add_near``. Items that cannot be written
+    (:func:`pubcli.entries.validate`) are invalid, skipped; what BibTeX only warns about
+    (a missing required field, a 2-digit year, an unknown type) goes into the outcome's
+    ``shortfalls``, unless ``strict`` makes it invalid too (``force`` still accepts an
+    unknown type). ``areas`` (resolved names) are added to every item. Kept items get a
+    key: their own, exactly as written, when it can be cited and is free; else a new
+    one (suffixed when taken; the scheme's for a missing or uncitable key).
     """
     from . import entries
     from .dedupe import find_matches
@@ -315,10 +322,10 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     for item in items:
         rec = entries.apply_extras(item.record, areas)
         try:
-            entries.validate(rec.copy(key=""), force=force,
-                             inherited=parents.inherited(item.record),
-                             parent=parents.is_parent(item.record),
-                             in_biblatex_file=biblatex)
+            shortfalls = entries.validate(rec.copy(key=""), force=force,
+                                          inherited=parents.inherited(item.record),
+                                          parent=parents.is_parent(item.record),
+                                          in_biblatex_file=biblatex, strict=strict)
         except ValidationError as exc:
             out.append(Outcome(item, INVALID, rec, problem=exc.message))
             continue
@@ -329,7 +336,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
             if earlier is not None and _fuller(rec, earlier.record):
                 # the input holds the work twice: keep the fuller entry in the earlier
                 # one's place, and say so
-                out.append(_swap(earlier, item, rec, best, pool, taken, incoming))
+                out.append(_swap(earlier, item, rec, best, pool, taken, incoming,
+                                 shortfalls))
                 continue
             status = REPEAT if earlier is not None else DUPLICATE
             outcome = Outcome(item, status, rec, match=best)
@@ -339,10 +347,12 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
             continue
         near = find_matches(rec, pool, threshold=review_threshold)
         add = not near or add_near
+        renamed = None
         if add:
-            rec, _ = entries.keep_or_renew_key(rec, taken)
+            rec, renamed = entries.keep_or_renew_key(rec, taken)
         outcome = Outcome(item, NEAR if near else NEW, rec, added=add,
-                          match=near[0] if near else None)
+                          match=near[0] if near else None, shortfalls=shortfalls,
+                          renamed_from=renamed)
         out.append(outcome)
         pool.append(rec)
         incoming[id(rec)] = outcome
@@ -360,20 +370,24 @@ def _fuller(new: Record, old: Record) -> bool:
 
 
 def _swap(earlier: Outcome, item: Item, rec: Record, match: Match, pool: list[Record],
-          taken: set[str], incoming: dict[int, Outcome]) -> Outcome:
+          taken: set[str], incoming: dict[int, Outcome],
+          shortfalls: list[str] | None = None) -> Outcome:
     """``rec`` (from ``item``) takes the place of the earlier, thinner entry of the same
     work: the earlier one becomes the repeat; the kept one keeps the earlier status."""
     from . import entries
 
     old = earlier.record
+    renamed = None
     if earlier.added:
         taken.discard(old.key.casefold())
-        rec, _ = entries.keep_or_renew_key(rec, taken)
-    kept = Outcome(item, earlier.status, rec, added=earlier.added, match=earlier.match)
+        rec, renamed = entries.keep_or_renew_key(rec, taken)
+    kept = Outcome(item, earlier.status, rec, added=earlier.added, match=earlier.match,
+                   shortfalls=list(shortfalls or []), renamed_from=renamed)
     pool[next(i for i, r in enumerate(pool) if r is old)] = rec
     del incoming[id(old)]
     incoming[id(rec)] = kept
     earlier.status, earlier.added = REPEAT, False
+    earlier.shortfalls, earlier.renamed_from = [], None
     earlier.match = type(match)(rec, match.score, match.evidence, match.rule)
     earlier.problem = f"line {item.line} says more: that one is kept"
     return kept
@@ -387,6 +401,9 @@ def summary(outcomes: Sequence[Outcome]) -> list[tuple[str, int]]:
     near_added = sum(1 for o in outcomes if o.status == NEAR and o.added)
     return [
         ("added", sum(1 for o in outcomes if o.added)),
+        ("  of them with warnings (see 'pubcli check')",
+         sum(1 for o in outcomes if o.added and o.shortfalls)),
+        ("  of them under a new key", sum(1 for o in outcomes if o.added and o.renamed_from)),
         ("skipped: already in the library", count[DUPLICATE]),
         ("skipped: repeated in the input", count[REPEAT]),
         ("near-duplicates to review" + (" (added)" if near_added else " (not added)"),
@@ -417,11 +434,13 @@ class NothingToImport(ValidationError):
 
 def plan_import(text: str, library: Sequence[Record], config: Config, *, source: str = "-",
                 fmt: str = "auto", areas: Sequence[str] = (), allow_new: bool = False,
-                add_near: bool = False, force: bool = False) -> ImportPlan:
+                add_near: bool = False, force: bool = False,
+                strict: bool = False) -> ImportPlan:
     """Read ``text`` (from ``source``, "-" for stdin) as ``fmt`` and decide what an
     import into ``library`` does (see :func:`plan`). ``areas`` are names as typed,
     resolved against the vocabulary (``allow_new`` accepts new ones). Names in a
-    text listing take the spelling the library already uses for them."""
+    text listing take the spelling the library already uses for them. ``strict``
+    refuses entries with a shortfall BibTeX only warns about (see :func:`plan`)."""
     from .areas import choose
 
     where = source_label(source)
@@ -435,5 +454,22 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
         hint = " (is it a listing? try --format text)" if fmt == "bib" else ""
         raise NothingToImport(f"{where}: found no publications to import{hint}",
                               details=warnings)
-    outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen)
+    outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen,
+                    strict=strict)
+    warnings += outcome_warnings(outcomes, where)
     return ImportPlan(outcomes, warnings, where)
+
+
+def outcome_warnings(outcomes: Sequence[Outcome], where: str) -> list[str]:
+    """``FILE:LINE: ...`` for what each added entry falls short of (BibTeX's warnings)
+    and for each key that could not be kept."""
+    from .entries import renewed_key_note
+
+    out = []
+    for o in outcomes:
+        if not o.added:
+            continue
+        out += [f"{where}:{o.item.line}: {w}" for w in o.shortfalls]
+        if o.renamed_from:  # (a listing's items have no key to keep)
+            out.append(f"{where}:{o.item.line}: {renewed_key_note(o.renamed_from, o.record.key)}")
+    return out

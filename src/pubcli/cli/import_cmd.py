@@ -32,7 +32,12 @@ def import_command(
     add_near: bool = typer.Option(False, "--add-near",
                                   help="Also add the near-duplicates instead of holding them "
                                        "back for review."),
-    force: bool = typer.Option(False, "--force", help="Accept unknown entry types."),
+    force: bool = typer.Option(False, "--force", help="Accept unknown entry types (with "
+                                                      "--strict)."),
+    strict: bool = typer.Option(False, "--strict",
+                                help="Skip entries BibTeX only warns about (a missing "
+                                     "required field, a 2-digit year, an unknown type) "
+                                     "instead of importing them with a warning."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Show what would happen; write nothing."),
     library: Optional[Path] = common.LibraryOpt,
@@ -44,6 +49,12 @@ def import_command(
     headings, "-" separators and "Published by ..."/"ISBN: ..." lines among
     them. A report number such as MSR-TR-2024-12 as venue makes a @techreport,
     another venue an @inproceedings, none a @misc.
+
+    Every entry BibTeX reads is imported as written, its key kept: what
+    BibTeX only warns about (a missing booktitle, a 2-digit year, an unknown
+    type) is a warning naming its line, and 'pubcli check' shows it again
+    (--strict skips such entries instead). A key \cite cannot name (with a
+    space, a comma, '%'...) or one already taken gets a new key, and a note.
 
     Each item is matched against the library and the items before it, with
     the matcher of 'pubcli dedupe': duplicates are skipped and counted;
@@ -68,7 +79,7 @@ def import_command(
         common.report_problems(lib)
         plan = importers.plan_import(text, lib.records, cfg, source=source,
                                      fmt=format_.value, areas=area or [], allow_new=new,
-                                     add_near=add_near, force=force)
+                                     add_near=add_near, force=force, strict=strict)
         for line in plan.warnings:
             common.warn(line)
         for o in plan.outcomes:
