@@ -297,7 +297,7 @@ def problems(rec: Record, *, force: bool = False, hint: str = "",
         out.append(Problem(f"@{rec.type} needs {names}{hint}" +
                            ("; nothing was written" if strict else ""), None, strict))
     for name, value in rec.fields.items():
-        why = field_name_problem(name)
+        why = field_name_problem(name) or _writer_refuses_name(name)
         if why is not None:
             out.append(Problem(why, name, True))
         elif not bibtex.braces_balanced(value):
@@ -367,13 +367,26 @@ def keep_or_renew_key(rec: Record, taken: set[str]) -> tuple[Record, str | None]
     from .keys import make_key, unique_key
 
     key = rec.key
-    valid = key_problem(key) is None
+    valid = key_problem(key) is None and not _writer_refuses_key(key)
     if valid and key.casefold() not in taken:
         taken.add(key.casefold())
         return rec, None
     new = unique_key(key, taken) if valid else make_key(rec, taken)
     taken.add(new.casefold())
     return rec.copy(key=new), key
+
+
+# The writer (pubcli.bibtex) keeps its own copy of the key and field-name rules until it
+# asks pubcli.schema too (issue 18): until then, what it refuses is not kept either, so
+# an import never fails at the write. Both go once bibtex.py calls schema's rules.
+def _writer_refuses_key(key: str) -> bool:
+    return not bibtex.KEY_RE.match(key)
+
+
+def _writer_refuses_name(name: str) -> str | None:
+    if bibtex.FIELD_NAME_RE.match(name):
+        return None
+    return f"'{name}' is a BibTeX field name, but pubcli's writer does not take it yet"
 
 
 def renewed_key_note(old_key: str, new_key: str) -> str:
@@ -383,6 +396,9 @@ def renewed_key_note(old_key: str, new_key: str) -> str:
     why = key_problem(old_key)
     if why is not None:
         return f"{why}; the entry is added as '{new_key}'"
+    if _writer_refuses_key(old_key):
+        return (f"the key '{old_key}' is one pubcli's writer does not take yet; the entry "
+                f"is added as '{new_key}'")
     return f"the key '{old_key}' is taken; the entry is added as '{new_key}'"
 
 

@@ -329,6 +329,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
         except ValidationError as exc:
             out.append(Outcome(item, INVALID, rec, problem=exc.message))
             continue
+        if rec.key:
+            shortfalls = [f"entry '{rec.key}': {w}" for w in shortfalls]
         matches = find_matches(rec, pool)
         if matches:
             best = matches[0]
