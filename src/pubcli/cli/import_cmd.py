@@ -53,8 +53,8 @@ def import_command(
     Every entry BibTeX reads is imported as written, its key kept: what
     BibTeX only warns about (a missing booktitle, a 2-digit year, an unknown
     type) is a warning naming its line, and 'pubcli check' shows it again
-    (--strict skips such entries instead). A key \cite cannot name (with a
-    space, a comma, '%'...) or one already taken gets a new key, and a note.
+    (--strict skips such entries instead). A key that cannot be cited (with
+    a space, a comma, '%'...) or one already taken gets a new key, and a note.
 
     Each item is matched against the library and the items before it, with
     the matcher of 'pubcli dedupe': duplicates are skipped and counted;
