@@ -55,6 +55,16 @@ _MONTH_ALT = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
 _DATE_RE = re.compile(
     r"^(?:(?P<venue>.*?\S)\s*\|\s*)?"
     r"(?:(?P<month>" + _MONTH_ALT + r")\.?,?\s+)?(?P<year>(?:1[89]|20)\d{2})$", re.I)
+# Google Scholar's venue line: "Venue[ VOLUME[ (NUMBER)]][, PAGES], YYYY", as in
+# "Advances in neural information processing systems 30, 2017" or
+# "Nature 521 (7553), 436-444, 2015"; taken as a date line only below an author list.
+_SCHOLAR_RE = re.compile(
+    r"^(?P<venue>.*?\S)(?:\s+(?P<volume>\d+)(?:\s*\((?P<number>[\w-]+)\))?)?"
+    r"(?:,\s*(?P<pages>[A-Za-z]?\d+(?:\s*[-\u2013]+\s*[A-Za-z]?\d+)?))?"
+    r",\s*(?P<year>(?:1[89]|20)\d{2})$")
+_ELLIPSIS_RE = re.compile(r"^(?:\.{3}|\u2026)$")
+#: A line of this many words or more, left over, reads as a title: its block is reported.
+TITLE_WORDS = 5
 _SEPARATOR_RE = re.compile(r"^[-\u2010-\u2015*_=~\u2022\u00b7.]+$")
 _DETAIL_RES: list[tuple[str, re.Pattern[str]]] = [
     ("publisher", re.compile(r"^published\s+by\s*:?\s*(?P<v>.+)$", re.I)),
@@ -80,23 +90,32 @@ _NAME_WORD_RE = re.compile(r"^(?:\(?[^\W\d_][\w.'\u2019-]*\)?|[A-Z]\.?)$")
 
 @dataclass
 class Item:
-    """One incoming publication and where it came from (1-based line)."""
+    """One incoming publication and where it came from (1-based line). ``held``: why
+    it is held for review instead of added (a listing's block without a date line)."""
 
     record: Record
     line: int
+    held: str = ""
 
 
 @dataclass
 class Listing:
+    """What a listing holds: publications (some held for review), warnings, and the
+    blocks not understood, each (line, reason)."""
+
     items: list[Item] = field(default_factory=list)
     warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+    unread: list[tuple[int, str]] = field(default_factory=list)    # (line, reason)
 
 
 # ------------------------------------------------------------------ names and titles
 def split_names(line: str) -> list[str]:
     """An author line: "A B, C D and E F" -> ["A B", "C D", "E F"]."""
     line = re.sub(r"\s*,?\s+(?:and|&)\s+", ", ", line.strip())
-    return [" ".join(p.split()) for p in line.split(",") if p.strip()]
+    names = [" ".join(p.split()) for p in line.split(",") if p.strip()]
+    if names and _ELLIPSIS_RE.match(names[-1]):  # Google Scholar's "A Vaswani, ..., ..."
+        names.pop()
+    return names
 
 
 def looks_like_authors(line: str) -> bool:
@@ -144,21 +163,57 @@ def _is_free(line: str) -> bool:
     return bool(line.strip()) and not _SEPARATOR_RE.match(line.strip())
 
 
+@dataclass(frozen=True)
+class DateLine:
+    """What a date line says: ``Venue | Month YYYY`` or Google Scholar's ``Venue 30,
+    2017`` (with ``volume``, ``number``, ``pages`` when given)."""
+
+    year: str
+    venue: str | None = None
+    month: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()
+
+
+def _date_lines(lines: Sequence[str]) -> list[DateLine | None]:
+    """The date line each line is, or None. A Scholar-style line counts only below an
+    author list (a title may end in ", 2017"; a venue line always has authors above)."""
+    out: list[DateLine | None] = []
+    for i, ln in enumerate(lines):
+        m = _DATE_RE.match(ln)
+        if m is not None:
+            if m.group("venue") is None and m.group("month") is None:
+                out.append(None)  # a bare year is not a date line
+            else:
+                out.append(DateLine(m.group("year"), m.group("venue"), m.group("month")))
+            continue
+        s = _SCHOLAR_RE.match(ln)
+        if s is not None and i > 0 and out[i - 1] is None and looks_like_authors(lines[i - 1]):
+            extra = tuple((k, s.group(k)) for k in ("volume", "number", "pages") if s.group(k))
+            out.append(DateLine(s.group("year"), s.group("venue"), None, extra))
+        else:
+            out.append(None)
+    return out
+
+
 def parse_listing(text: str, *, known: Mapping[str, str] | None = None) -> Listing:
-    """The publications in a plain-text listing (see the module docstring)."""
+    """The publications in a plain-text listing (see the module docstring). Lines no
+    publication takes are looked at again (:func:`_leftovers`): a title above an author
+    list without a date line is held for review; another title-like line is reported
+    as not understood. Short lines (headings) and separators are passed over."""
     lines = [" ".join(ln.replace("\u00a0", " ").split()) for ln in text.splitlines()]
     out = Listing()
     used = [False] * len(lines)
-    dates = [_DATE_RE.match(ln) for ln in lines]
-    for i, m in enumerate(dates):
-        if m is None:
+    dates = _date_lines(lines)
+    bare_years = [_DATE_RE.match(ln) is not None for ln in lines]  # date lines, or years
+
+    def free(j: int) -> bool:
+        return j >= 0 and not used[j] and dates[j] is None and not bare_years[j] \
+            and _is_free(lines[j]) and _detail(lines[j]) is None
+
+    for i, date in enumerate(dates):
+        if date is None:
             continue
-        if m.group("venue") is None and m.group("month") is None:
-            continue  # a bare year is not a date line
         # title and authors above the date line
-        def free(j: int) -> bool:
-            return j >= 0 and not used[j] and dates[j] is None and _is_free(lines[j]) \
-                and _detail(lines[j]) is None
         if free(i - 1) and looks_like_authors(lines[i - 1]) and free(i - 2):
             title_at, authors = i - 2, split_names(lines[i - 1])
         elif free(i - 1) and not looks_like_authors(lines[i - 1]):
@@ -168,6 +223,7 @@ def parse_listing(text: str, *, known: Mapping[str, str] | None = None) -> Listi
         else:
             out.warnings.append((i + 1, f"date line {lines[i]!r} without a title above it; "
                                         "skipped"))
+            used[i] = True
             continue
         for j in range(title_at, i + 1):
             used[j] = True
@@ -180,9 +236,36 @@ def parse_listing(text: str, *, known: Mapping[str, str] | None = None) -> Listi
             details.setdefault(*d)
             used[j] = True
             j += 1
-        out.items.append(Item(_record(lines[title_at], authors, m, details, known),
+        out.items.append(Item(_record(lines[title_at], authors, date, details, known),
                               title_at + 1))
+    _leftovers(lines, [free(j) for j in range(len(lines))], out, known)
+    out.items.sort(key=lambda it: it.line)
     return out
+
+
+def _leftovers(lines: Sequence[str], free: Sequence[bool], out: Listing,
+               known: Mapping[str, str] | None) -> None:
+    """Account for the lines no publication took: a title-like line with an author
+    list below it is a publication without a date line, held for review; any other
+    line of :data:`TITLE_WORDS` words or more is not understood (with its line)."""
+    j = 0
+    while j < len(lines):
+        if not free[j]:
+            j += 1
+            continue
+        words = len(lines[j].split())
+        below = j + 1 < len(lines) and free[j + 1] and looks_like_authors(lines[j + 1])
+        if below and not looks_like_authors(lines[j]) and words >= 2:
+            names = split_names(lines[j + 1])
+            rec = _record(lines[j], names, None, {}, known)
+            out.items.append(Item(rec, j + 1, held="no date line below the author list: "
+                                                  "check it, then add it with 'pubcli add'"))
+            j += 2
+            continue
+        if words >= TITLE_WORDS and not looks_like_authors(lines[j]):
+            out.unread.append((j + 1, f"{lines[j]!r}: no author list and no date line "
+                                      "(Venue | Month YYYY) next to it"))
+        j += 1
 
 
 def _detail(line: str) -> tuple[str, str] | None:
@@ -193,15 +276,18 @@ def _detail(line: str) -> tuple[str, str] | None:
     return None
 
 
-def _record(title: str, authors: Sequence[str], date: re.Match[str],
+def _record(title: str, authors: Sequence[str], date: DateLine | None,
             details: Mapping[str, str], known: Mapping[str, str] | None) -> Record:
     fields: dict[str, str] = {}
     if authors:
         fields["author"] = " and ".join(bibtex_name(a, known) for a in authors)
     fields["title"] = protect_case(escape(title))
-    venue = date.group("venue")
+    venue = date.venue if date is not None else None
+    extra = dict(date.extra) if date is not None else {}
     if venue:
         entry_type, venue_fields = _classify_venue(venue)
+        if entry_type == "inproceedings" and "number" in extra:  # "Nature 521 (7553)"
+            entry_type, venue_fields = "article", {"journal": venue}
         if entry_type == "techreport" and "institution" not in venue_fields:
             venue_fields["institution"] = details.get("publisher") or venue.split("-")[0]
         fields.update({k: escape(v) for k, v in venue_fields.items()})
@@ -209,9 +295,12 @@ def _record(title: str, authors: Sequence[str], date: re.Match[str],
         entry_type = "misc"
     if "publisher" in details:
         fields["publisher"] = escape(details["publisher"])
-    fields["year"] = date.group("year")
-    if date.group("month"):
-        fields["month"] = MONTH_NAMES[_MONTH_WORDS[date.group("month").lower()] - 1]
+    for name, value in extra.items():
+        fields[name] = re.sub(r"\s*[-\u2013]+\s*", "--", value) if name == "pages" else value
+    if date is not None:
+        fields["year"] = date.year
+        if date.month:
+            fields["month"] = MONTH_NAMES[_MONTH_WORDS[date.month.lower()] - 1]
     if "isbn" in details:
         fields["isbn"] = details["isbn"]
     doi = values.parse_doi(details.get("doi"))
@@ -242,7 +331,16 @@ def detect_format(source: str, text: str) -> str:
 def read_source(source: str, text: str, *, fmt: str = "auto",
                 known: Mapping[str, str] | None = None) -> tuple[list[Item], list[tuple[int, str]]]:
     """The items in ``text`` read from ``source`` as ``fmt`` ("bib", "text", or "auto":
-    see :func:`detect_format`), and (line, message) warnings about what was skipped."""
+    see :func:`detect_format`), and (line, message) warnings about what was skipped
+    (the blocks not understood among them)."""
+    got = read_items(source, text, fmt=fmt, known=known)
+    return got.items, sorted(got.warnings + [(line, f"not understood: {why}")
+                                             for line, why in got.unread])
+
+
+def read_items(source: str, text: str, *, fmt: str = "auto",
+               known: Mapping[str, str] | None = None) -> Listing:
+    """What ``text`` read from ``source`` as ``fmt`` holds (see :func:`read_source`)."""
     text = text.removeprefix("\ufeff")
     if fmt == "auto":
         fmt = detect_format(source, text)
@@ -254,11 +352,10 @@ def read_source(source: str, text: str, *, fmt: str = "auto",
                     for f in parsed.failed]
         warnings += list(parsed.warnings)
         items = [Item(Record(r.key, r.type, r.fields), r.line) for r in parsed.records]
-        return items, sorted(warnings)
+        return Listing(items, sorted(warnings))
     if fmt != "text":
         raise PubcliError(f"unknown format '{fmt}' ({', '.join(FORMATS)})")
-    listing = parse_listing(text, known=known)
-    return listing.items, listing.warnings
+    return parse_listing(text, known=known)
 
 
 # ------------------------------------------------------------------ matching
@@ -272,6 +369,7 @@ NEW = "new"
 DUPLICATE = "duplicate"    # already in the library
 REPEAT = "repeat"          # an earlier item of the same input
 NEAR = "near-duplicate"    # a match below certainty: for review
+HELD = "held"              # a listing's block read without a date line: for review
 INVALID = "invalid"
 
 
@@ -318,6 +416,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     # the rules ``check`` will apply to the library with these entries in it
     biblatex = biblatex_file([*library, *(i.record for i in items)])
     incoming: dict[int, Outcome] = {}  # id(record) -> its outcome, for items kept
+    held: list[Record] = []            # items held for review, to find their repeats
+    in_library = {id(r) for r in library}
     out: list[Outcome] = []
     for item in items:
         rec = entries.apply_extras(item.record, areas)
@@ -346,6 +446,15 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
             if earlier is not None:
                 outcome.problem = f"line {earlier.item.line} says as much or more: that one is kept"
             out.append(outcome)
+            continue
+        if item.held:  # for review, unless the work is there already
+            match = (find_matches(rec, pool) or find_matches(rec, held))[:1]
+            if match:
+                known = id(match[0].record) in in_library
+                out.append(Outcome(item, DUPLICATE if known else REPEAT, rec, match=match[0]))
+            else:
+                out.append(Outcome(item, HELD, rec, problem=item.held))
+                held.append(rec)
             continue
         near = find_matches(rec, pool, threshold=review_threshold)
         add = not near or add_near
@@ -395,9 +504,10 @@ def _swap(earlier: Outcome, item: Item, rec: Record, match: Match, pool: list[Re
     return kept
 
 
-def summary(outcomes: Sequence[Outcome]) -> list[tuple[str, int]]:
-    """(label, count) rows for the import summary."""
-    count = {s: 0 for s in (NEW, DUPLICATE, REPEAT, NEAR, INVALID)}
+def summary(outcomes: Sequence[Outcome], unread: int = 0) -> list[tuple[str, int]]:
+    """(label, count) rows for the import summary; ``unread``: the blocks of a listing
+    not understood (each a warning with its line)."""
+    count = {s: 0 for s in (NEW, DUPLICATE, REPEAT, NEAR, HELD, INVALID)}
     for o in outcomes:
         count[o.status] += 1
     near_added = sum(1 for o in outcomes if o.status == NEAR and o.added)
@@ -410,7 +520,9 @@ def summary(outcomes: Sequence[Outcome]) -> list[tuple[str, int]]:
         ("skipped: repeated in the input", count[REPEAT]),
         ("near-duplicates to review" + (" (added)" if near_added else " (not added)"),
          count[NEAR]),
+        ("held for review: no date line (not added)", count[HELD]),
         ("skipped: invalid", count[INVALID]),
+        ("skipped: not understood (see the warnings)", unread),
     ]
 
 
@@ -422,9 +534,10 @@ class ImportPlan:
     outcomes: list[Outcome]
     warnings: list[str]
     where: str
+    unread: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
 
     def summary(self) -> list[tuple[str, int]]:
-        return summary(self.outcomes)
+        return summary(self.outcomes, len(self.unread))
 
 
 class NothingToImport(ValidationError):
@@ -450,7 +563,10 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
     if fmt == "auto":
         fmt = detect_format(source, text)
     known = known_names(library) if fmt == "text" else None
-    items, problems = read_source(source, text, fmt=fmt, known=known)
+    got = read_items(source, text, fmt=fmt, known=known)
+    items = got.items
+    problems = sorted(got.warnings + [(line, f"not understood: {why}")
+                                      for line, why in got.unread])
     warnings += [f"{where}:{line}: {message}" for line, message in problems]
     if not items:
         hint = " (is it a listing? try --format text)" if fmt == "bib" else ""
@@ -459,7 +575,7 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
     outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen,
                     strict=strict)
     warnings += outcome_warnings(outcomes, where)
-    return ImportPlan(outcomes, warnings, where)
+    return ImportPlan(outcomes, warnings, where, got.unread)
 
 
 def outcome_warnings(outcomes: Sequence[Outcome], where: str) -> list[str]:

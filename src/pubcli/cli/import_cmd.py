@@ -90,10 +90,10 @@ def import_command(
 
 def _row(o) -> tuple[str, ...]:
     """STATUS, KEY, YEAR, TITLE, MATCH/PROBLEM, LINE for one outcome."""
-    from ..importers import INVALID, NEAR, NEW
+    from ..importers import HELD, INVALID, NEAR, NEW
     from ..latex import to_text
 
-    if o.status == INVALID:
+    if o.status in (INVALID, HELD):
         ref = o.problem
     elif o.match is not None:
         m = o.match
@@ -103,8 +103,8 @@ def _row(o) -> tuple[str, ...]:
             ref += f"; {o.problem}"
     else:
         ref = ""
-    status = {NEW: "added", NEAR: "review, added" if o.added else "review"}.get(o.status,
-                                                                               o.status)
+    status = {NEW: "added", NEAR: "review, added" if o.added else "review",
+              HELD: "review"}.get(o.status, o.status)
     rec = o.record
     return (status, rec.key if o.added else "", str(rec.year or ""), to_text(rec.title), ref,
             str(o.item.line))
