@@ -219,3 +219,51 @@ def test_jabref_marked_entries_can_be_edited_and_renamed(cli, empty):
     # a new field with a name BibTeX cannot read is still refused
     r = cli("edit", "smith2001title", "--set", "bad name=x", "-l", empty)
     assert r.exit_code == 2
+
+
+# ------------------------------------------------------------------ keywords are not areas
+BBT = EXPORTS / "zotero-bbt.bib"
+CONFIGURED = ["Systems and networking", "Machine learning", "Statistic"]
+
+
+def test_a_files_keywords_are_kept_and_only_those_naming_an_area_count():
+    cfg = Config(areas=CONFIGURED, path=Path("pubcli.toml"))
+    plan = importers.plan_import(BBT.read_text(encoding="utf-8"), [], cfg, source="bbt.bib")
+    assert sorted(plan.not_areas) == sorted([
+        "Computer Science - Distributed", "Parallel", "and Cluster Computing",
+        "Computer Science - Machine Learning", "primary", "secondary", "two way ANOVA",
+        "statistics"])
+    assert ("keywords that are not research areas (kept as keywords)", 8) in plan.summary()
+    anova = next(o for o in plan.outcomes if o.record.key == "liDeepAnova2020")
+    assert anova.record.fields["keywords"] == "two way ANOVA,statistics,Machine learning"
+    assert any(w.startswith("bbt.bib:97: entry 'liDeepAnova2020': keyword 'statistics' is "
+                            "not a research area; did you mean 'Statistic'?")
+               for w in plan.warnings)
+    assert plan.new_areas == []
+
+
+def test_areas_from_keywords_opts_in(cli, tmp_path):
+    d = tmp_path / "lib"
+    d.mkdir()
+    lib = write(d / "library.bib", "")
+    toml = write(d / "pubcli.toml", '# mine\nareas = ["Systems and networking", "Statistic"]\n')
+    r = cli("import", BBT, "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert "keywords that are not research areas (kept as keywords)" in r.stderr
+    assert toml.read_text() == '# mine\nareas = ["Systems and networking", "Statistic"]\n'
+    write(lib, "")
+    r = cli("import", BBT, "--areas-from-keywords", "-l", lib)
+    assert r.exit_code == 0, r.output
+    from pubcli.config import load_config
+
+    areas = load_config(lib).areas
+    assert areas[:2] == ["Systems and networking", "Statistic"] and "primary" in areas
+    assert toml.read_text().startswith("# mine\n")
+    anova = next(rec for rec in store.load(lib).records if rec.key == "liDeepAnova2020")
+    assert anova.areas == ["two way ANOVA", "Statistic", "Machine learning"]
+    assert "not research areas" not in r.stderr
+
+
+def test_without_a_vocabulary_the_keywords_start_one():
+    plan = importers.plan_import(BBT.read_text(encoding="utf-8"), [], Config(), source="b.bib")
+    assert plan.not_areas == [] and plan.new_areas == []

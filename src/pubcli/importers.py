@@ -535,9 +535,17 @@ class ImportPlan:
     warnings: list[str]
     where: str
     unread: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
+    #: the added entries' own keywords that are not research areas (kept in the field)
+    not_areas: list[str] = field(default_factory=list)
+    #: with ``areas_from_keywords``: keywords to add to the config's areas
+    new_areas: list[str] = field(default_factory=list)
 
     def summary(self) -> list[tuple[str, int]]:
-        return summary(self.outcomes, len(self.unread))
+        rows = summary(self.outcomes, len(self.unread))
+        if self.not_areas:
+            rows.append(("keywords that are not research areas (kept as keywords)",
+                         len(self.not_areas)))
+        return rows
 
 
 class NothingToImport(ValidationError):
@@ -549,13 +557,19 @@ class NothingToImport(ValidationError):
 
 def plan_import(text: str, library: Sequence[Record], config: Config, *, source: str = "-",
                 fmt: str = "auto", areas: Sequence[str] = (), allow_new: bool = False,
-                add_near: bool = False, force: bool = False,
-                strict: bool = False) -> ImportPlan:
+                add_near: bool = False, force: bool = False, strict: bool = False,
+                areas_from_keywords: bool = False) -> ImportPlan:
     """Read ``text`` (from ``source``, "-" for stdin) as ``fmt`` and decide what an
     import into ``library`` does (see :func:`plan`). ``areas`` are names as typed,
     resolved against the vocabulary (``allow_new`` accepts new ones). Names in a
     text listing take the spelling the library already uses for them. ``strict``
-    refuses entries with a shortfall BibTeX only warns about (see :func:`plan`)."""
+    refuses entries with a shortfall BibTeX only warns about (see :func:`plan`).
+
+    An entry's own ``keywords`` are kept as written; only those the vocabulary (the
+    configured areas, else the library's) names count as research areas: the others
+    are counted in ``not_areas``, a near miss gets a "did you mean" warning.
+    ``areas_from_keywords`` opts in: a near miss is filed under the area it is close
+    to, and the other keywords become areas (``new_areas``, for the config's list)."""
     from .areas import choose
 
     where = source_label(source)
@@ -575,7 +589,47 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
     outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen,
                     strict=strict)
     warnings += outcome_warnings(outcomes, where)
-    return ImportPlan(outcomes, warnings, where, got.unread)
+    result = ImportPlan(outcomes, warnings, where, got.unread)
+    _sort_keywords(result, library, config, adopt=areas_from_keywords)
+    return result
+
+
+def _sort_keywords(plan: ImportPlan, library: Sequence[Record], config: Config, *,
+                   adopt: bool) -> None:
+    """Which of the added entries' own keywords are research areas (see
+    :func:`plan_import`): fills ``plan.not_areas`` or, with ``adopt``, files near misses
+    under their area and lists the other keywords in ``plan.new_areas``."""
+    from . import areas as A
+    from .latex import fold
+    from .model import AREA_FIELD, split_areas
+
+    if not config.areas and not library:
+        known: list[str] = []  # no vocabulary yet: the file's keywords will start it
+    else:
+        known = A.vocabulary(config.areas, library)
+    not_areas: dict[str, str] = {}
+    for o in plan.outcomes:
+        if not o.added or o.item.held:
+            continue
+        sorted_ = A.sort_keywords(split_areas(o.item.record.fields.get(AREA_FIELD)), known)
+        if adopt:
+            for keyword, area in sorted_.near:
+                o.record = A.rename(o.record, keyword, area) or o.record
+            for keyword in sorted_.other:
+                not_areas.setdefault(fold(keyword), keyword)
+            continue
+        for keyword, area in sorted_.near:
+            plan.warnings.append(f"{plan.where}:{o.item.line}: entry '{o.record.key}': keyword "
+                                 f"'{keyword}' is not a research area; did you mean '{area}'? "
+                                 "(--areas-from-keywords files it there)")
+        for keyword in [*(k for k, _ in sorted_.near), *sorted_.other]:
+            not_areas.setdefault(fold(keyword), keyword)
+    if not known:
+        return  # every keyword is an area of a library without a vocabulary
+    if adopt:
+        plan.new_areas = list(not_areas.values()) if config.areas else []
+    else:
+        plan.not_areas = list(not_areas.values())
 
 
 def outcome_warnings(outcomes: Sequence[Outcome], where: str) -> list[str]:

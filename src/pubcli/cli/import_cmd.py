@@ -29,6 +29,10 @@ def import_command(
                                              help="File every imported entry under this "
                                                   "research area (repeatable)."),
     new: bool = typer.Option(False, "--new", help="Accept an area not in the vocabulary yet."),
+    areas_from_keywords: bool = typer.Option(
+        False, "--areas-from-keywords",
+        help="Make the file's own keywords research areas: a near miss is filed under "
+             "the area it is close to, the others are added to the areas of pubcli.toml."),
     add_near: bool = typer.Option(False, "--add-near",
                                   help="Also add the near-duplicates instead of holding them "
                                        "back for review."),
@@ -56,6 +60,11 @@ def import_command(
     (--strict skips such entries instead). A key that cannot be cited (with
     a space, a comma, '%'...) or one already taken gets a new key, and a note.
 
+    An entry's own keywords are kept as they are, but only those naming a
+    research area (of pubcli.toml, else of the library) count as areas: the
+    summary counts the others, and a near miss gets a "did you mean".
+    --areas-from-keywords makes them areas.
+
     Each item is matched against the library and the items before it, with
     the matcher of 'pubcli dedupe': duplicates are skipped and counted;
     near-duplicates (a match probability of 50% but below the matcher's
@@ -79,12 +88,19 @@ def import_command(
         common.report_problems(lib)
         plan = importers.plan_import(text, lib.records, cfg, source=source,
                                      fmt=format_.value, areas=area or [], allow_new=new,
-                                     add_near=add_near, force=force, strict=strict)
+                                     add_near=add_near, force=force, strict=strict,
+                                     areas_from_keywords=areas_from_keywords)
         for line in plan.warnings:
             common.warn(line)
         for o in plan.outcomes:
             if o.added:
                 lib.add(o.record)
+    if plan.new_areas:
+        added = plan.new_areas if dry_run else config.add_areas(cfg, plan.new_areas)
+        if added:
+            common.note(f"{'would add' if dry_run else 'added'} {len(added)} area"
+                        f"{'s' if len(added) > 1 else ''} to the 'areas' of {cfg.path}: "
+                        + ", ".join(repr(a) for a in added))
     _report(plan, dry_run)
 
 
