@@ -297,9 +297,9 @@ def problems(rec: Record, *, force: bool = False, hint: str = "",
         out.append(Problem(f"@{rec.type} needs {names}{hint}" +
                            ("; nothing was written" if strict else ""), None, strict))
     for name, value in rec.fields.items():
-        why = field_name_problem(name) or _writer_refuses_name(name)
-        if why is not None:
-            out.append(Problem(why, name, True))
+        bad_name = field_name_problem(name) or _writer_refuses_name(name)
+        if bad_name is not None:
+            out.append(Problem(bad_name, name, True))
         elif not bibtex.braces_balanced(value):
             out.append(Problem(f"unbalanced braces in {value!r}", name, True))
     return out

@@ -10,12 +10,16 @@ browser (see ``tests/data/publications-page.txt``)::
     ISBN: 978-1-4673-8815-3
 
 Each publication is found by its date line, ``Venue | Month YYYY``,
-``Venue | YYYY`` or ``Month YYYY``: the line above it is the author list
-(comma-separated "First Last" names) and the one above that the title. When
-the line above the date does not look like an author list, it is the title of
-a publication without authors. ``Published by X``, ``ISBN: ...`` and ``DOI:
-...`` lines after the date line add details. Every other line (headings,
-``-`` separators, blank lines) is ignored.
+``Venue | YYYY`` or ``Month YYYY`` (or, below an author list, Google Scholar's
+``Venue 30, 2017`` / ``Journal 521 (7553), 436-444, 2015``): the line above it is
+the author list (comma-separated "First Last" names, a trailing "..." dropped) and
+the one above that the title. When the line above the date does not look like an
+author list, it is the title of a publication without authors. ``Published by X``,
+``ISBN: ...`` and ``DOI: ...`` lines after the date line add details. Every block
+is accounted for: a title above an author list with no date line is held for
+review; any other leftover line of :data:`TITLE_WORDS` words or more is reported
+as not understood, with its line. Short lines (headings), ``-`` separators and
+blank lines are passed over.
 
 Types are inferred: a report number as venue (``MSR-TR-2024-12``) makes a
 ``@techreport`` with ``number`` and ``institution``; a journal-like venue
