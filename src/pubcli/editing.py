@@ -225,20 +225,13 @@ def check_entry(new: Record, lib: Library, old: Record) -> None:
     key, JabRef's ``__markedentry``) is not refused again: only what changes is checked."""
     from . import bibtex
     from .entries import check_type
-    from .schema import check_key, field_name_problem
 
-    if new.key != old.key:
-        check_key(new.key)
+    if new.key != old.key:  # a key BibTeX read is kept as written
+        bibtex.check_key(new.key)
     check_type(new.type, force=True)
     for name, value in new.fields.items():
-        if name in old.fields and old.fields[name] == value:
-            continue
-        why = field_name_problem(name)
-        if why is not None:
-            raise ValidationError(why, path=lib.path, line=old.line, field=name)
-        if not bibtex.braces_balanced(value):
-            raise ValidationError(f"unbalanced braces in {value!r}", path=lib.path,
-                                  line=old.line, field=name)
+        if old.fields.get(name) != value:  # an unchanged field keeps its text as written
+            bibtex.check_value(new.key, name, value, path=lib.path, line=old.line)
     if new.key.casefold() != old.key.casefold() and lib.has_key(new.key):
         other = next(r for r in lib.records if r.key.casefold() == new.key.casefold())
         raise ValidationError(f"the key '{new.key}' is already used on line {other.line}",
@@ -326,11 +319,11 @@ def rename(lib: Library, ref: str, new_key: str, *, keep_ids: bool = True) -> Ch
     ``ids`` (unless ``keep_ids`` is False) so documents citing it still compile.
     Entries that cite the old key through ``crossref``/``xdata`` are named in the
     notes (they are not changed: only this entry's text is)."""
-    from .schema import check_key
+    from . import bibtex
 
     old = editable(lib, ref)
     new_key = new_key.strip()
-    check_key(new_key)
+    bibtex.check_key(new_key)
     if new_key == old.key:
         raise ValidationError(f"the entry is already called '{new_key}'", path=lib.path,
                               line=old.line)

@@ -39,7 +39,7 @@ from . import values
 from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas
 from .names import split_authors
 from .schema import DEFAULT_VENUE_FIELD, KNOWN_TYPES, MONTH_NAMES, VENUE_TARGET, \
-    check_key, field_name_problem, key_problem, required_for
+    required_for
 from .values import parse_month
 
 if TYPE_CHECKING:
@@ -152,9 +152,8 @@ def parse_field_option(item: str) -> tuple[str, str]:
     name = name.strip()
     if not sep or not name:
         raise ValidationError(f"--field expects name=value, got {item!r}")
-    why = field_name_problem(name)
-    if why is not None:
-        raise ValidationError(f"--field: {why}")
+    if not bibtex.FIELD_NAME_RE.match(name):
+        raise ValidationError(f"--field: '{name}' is not a valid BibTeX field name")
     return name.lower(), value.strip()
 
 
@@ -297,11 +296,10 @@ def problems(rec: Record, *, force: bool = False, hint: str = "",
         out.append(Problem(f"@{rec.type} needs {names}{hint}" +
                            ("; nothing was written" if strict else ""), None, strict))
     for name, value in rec.fields.items():
-        bad_name = field_name_problem(name) or _writer_refuses_name(name)
-        if bad_name is not None:
-            out.append(Problem(bad_name, name, True))
-        elif not bibtex.braces_balanced(value):
-            out.append(Problem(f"unbalanced braces in {value!r}", name, True))
+        try:  # what the writer cannot write so that BibTeX reads it back as meant
+            bibtex.check_value("", name, value)
+        except ValidationError as exc:
+            out.append(Problem(exc.message, name, True))
     return out
 
 
@@ -320,7 +318,7 @@ def validate(rec: Record, *, force: bool = False, hint: str = "",
     :class:`Problem` raises; the shortfalls are returned as messages, to be shown as
     warnings (``pubcli check`` shows them again). Strict: returns []."""
     if rec.key:
-        check_key(rec.key)
+        bibtex.check_key(rec.key)
     found = problems(rec, force=force, hint=hint, inherited=inherited, parent=parent,
                      in_biblatex_file=in_biblatex_file, strict=strict)
     prefix = f"entry '{rec.key}': " if rec.key else ""
@@ -348,7 +346,7 @@ def assign_key(rec: Record, taken: set[str], explicit: str | None = None) -> Rec
 
     if explicit is not None:
         key = explicit.strip()
-        check_key(key)
+        bibtex.check_key(key)
         if key.casefold() in taken:
             raise ValidationError(f"the key '{key}' is already in the library "
                                   "(keys compare case-insensitively); choose another --key")
@@ -359,15 +357,15 @@ def assign_key(rec: Record, taken: set[str], explicit: str | None = None) -> Rec
 
 
 def keep_or_renew_key(rec: Record, taken: set[str]) -> tuple[Record, str | None]:
-    """For entries read from a file: keep their key, exactly as written, when it can be
-    cited (:func:`pubcli.schema.key_problem`) and is free, else give a new one (suffix a,
-    b... on a taken key; the scheme's key for a missing or uncitable one). The key is
-    added to ``taken``. Returns the record and its old key when it changed
-    (:func:`renewed_key_note` says why)."""
+    """For entries read from a file: keep their key, exactly as written, when BibTeX
+    reads it (:data:`pubcli.bibtex.READ_KEY_RE`), the writer takes it and it is free;
+    else give a new one (suffix a, b... on a taken key; the scheme's key for a missing
+    or unreadable one). The key is added to ``taken``. Returns the record and its old
+    key when it changed (:func:`renewed_key_note` says why)."""
     from .keys import make_key, unique_key
 
     key = rec.key
-    valid = key_problem(key) is None and not _writer_refuses_key(key)
+    valid = bool(bibtex.READ_KEY_RE.match(key)) and not _writer_refuses_key(key)
     if valid and key.casefold() not in taken:
         taken.add(key.casefold())
         return rec, None
@@ -376,29 +374,24 @@ def keep_or_renew_key(rec: Record, taken: set[str]) -> tuple[Record, str | None]
     return rec.copy(key=new), key
 
 
-# The writer (pubcli.bibtex) keeps its own copy of the key and field-name rules until it
-# asks pubcli.schema too (issue 18): until then, what it refuses is not kept either, so
-# an import never fails at the write. Both go once bibtex.py calls schema's rules.
+# The writer (pubcli.bibtex.check_key) writes only keys pubcli would give (KEY_RE), not
+# every key BibTeX reads (READ_KEY_RE: abntex2's 'abnt-etal=2'); until it writes those
+# read from a file, they are renewed with a note rather than failing the write.
 def _writer_refuses_key(key: str) -> bool:
     return not bibtex.KEY_RE.match(key)
-
-
-def _writer_refuses_name(name: str) -> str | None:
-    if bibtex.FIELD_NAME_RE.match(name):
-        return None
-    return f"'{name}' is a BibTeX field name, but pubcli's writer does not take it yet"
 
 
 def renewed_key_note(old_key: str, new_key: str) -> str:
     """Why an entry read from a file was given ``new_key`` instead of ``old_key``."""
     if not old_key:
         return f"the entry has no key; it is added as '{new_key}'"
-    why = key_problem(old_key)
-    if why is not None:
-        return f"{why}; the entry is added as '{new_key}'"
+    if not bibtex.READ_KEY_RE.match(old_key):
+        return (f"BibTeX cannot read {old_key!r} as a key (white space, a comma, a '}}' or "
+                f"a control character); the entry is added as '{new_key}'")
     if _writer_refuses_key(old_key):
-        return (f"the key '{old_key}' is one pubcli's writer does not take yet; the entry "
-                f"is added as '{new_key}'")
+        bad = " ".join(repr(c) for c in sorted(set(old_key)) if not bibtex.KEY_RE.match(c))
+        return (f"BibTeX reads the key '{old_key}', but pubcli does not write keys with "
+                f"{bad} yet; the entry is added as '{new_key}'")
     return f"the key '{old_key}' is taken; the entry is added as '{new_key}'"
 
 

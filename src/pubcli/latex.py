@@ -77,7 +77,8 @@ SYMBOLS = {
     "texttrademark": "\u2122",
     "thinspace": " ", "enspace": " ", "quad": " ", "qquad": " ", "space": " ",
     "newline": " ", "linebreak": " ", "break": " ", "par": " ", "hfil": " ", "hfill": " ",
-    "textbackslash": "\\", "bs": "\\", "textasciitilde": "~", "textquoteleft": "\u2018",
+    "textbackslash": "\\", "bs": "\\", "textbraceleft": "{", "textbraceright": "}",
+    "textasciitilde": "~", "textquoteleft": "\u2018",
     "textquoteright": "\u2019", "textquotedblleft": "\u201c", "textquotedblright": "\u201d",
 }
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from .errors import ValidationError
 from .values import MONTH_MACROS, MONTH_NAMES  # noqa: F401  (re-exported: the months)
 
 if TYPE_CHECKING:
@@ -291,57 +290,3 @@ def inherited_name(field: str, parent_type: str, child_type: str) -> str | None:
                                                                  "suppbook"):
         return "bookauthor"
     return field
-
-
-# ------------------------------------------------------------------ keys and field names
-#: What BibTeX reads as a key (up to white space, a comma or the closing brace) and LaTeX's
-#: ``\cite`` can still pass to it: not these characters (``%`` and ``#`` break the ``\cite``
-#: argument, ``\`` starts a command, braces unbalance it, ``~`` expands, ``"`` is active
-#: under babel). ``'`` and ``=`` are fine (``O'Hara_1999``, abntex2's ``abnt-etal=1``).
-KEY_FORBIDDEN = frozenset(',{}()"#%~\\')
-#: What BibTeX reads as a field name (an identifier: not these, not starting with a digit);
-#: ``@`` is left out too, since it starts a block for every reader.
-FIELD_NAME_FORBIDDEN = frozenset('"#%\'(),={}@\\')
-
-
-def _control(text: str) -> str | None:
-    """The first control character (C0, DEL, C1) in ``text``, or None."""
-    return next((c for c in text if ord(c) < 32 or 127 <= ord(c) < 160), None)
-
-
-def key_problem(key: str) -> str | None:
-    """Why ``key`` cannot be a citation key (None when BibTeX reads it and ``\\cite`` can
-    name it): empty, white space, a control character, or one of :data:`KEY_FORBIDDEN`.
-    The reason names the key safely (a control character is shown escaped)."""
-    if not key:
-        return "'' is not a valid BibTeX key: it is empty"
-    c = _control(key)
-    if c is not None:
-        return (f"{key!r} is not a valid BibTeX key: it contains the control character "
-                f"U+{ord(c):04X}")
-    if any(ch.isspace() for ch in key):
-        return f"'{key}' is not a valid BibTeX key: it contains white space"
-    bad = sorted({ch for ch in key if ch in KEY_FORBIDDEN})
-    if bad:
-        return (f"'{key}' is not a valid BibTeX key: it contains "
-                f"{' '.join(repr(b) for b in bad)}, which \\cite cannot pass to BibTeX")
-    return None
-
-
-def check_key(key: str) -> None:
-    """Refuse a key :func:`key_problem` finds a problem with (ValidationError)."""
-    why = key_problem(key)
-    if why is not None:
-        raise ValidationError(why)
-
-
-def field_name_problem(name: str) -> str | None:
-    """Why ``name`` cannot be a field name (None when BibTeX reads it: JabRef's
-    ``__markedentry``, Mendeley's ``mendeley-tags`` and biblatex's ``date+an`` are fine)."""
-    if not name:
-        return "an empty field name"
-    if _control(name) is not None or any(ch.isspace() for ch in name):
-        return f"{name!r} is not a valid BibTeX field name (white space or control characters)"
-    if name[0].isdigit() or any(ch in FIELD_NAME_FORBIDDEN for ch in name):
-        return f"'{name}' is not a valid BibTeX field name"
-    return None
