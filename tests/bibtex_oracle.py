@@ -60,8 +60,9 @@ _FIELD_NAME = re.compile(f"(?<!{_ID_CHARS})({_ID_CHARS}++)[ \\t\\r\\n]*+=")
 _TYPE_NAME = re.compile(f"@[ \\t\\r\\n]*+({_ID_CHARS}++)")
 # "@TYPE{KEY" or "@TYPE(KEY": where BibTeX starts an entry (the key ends at white space or
 # a comma; in a "{" entry also at "}")
-_HEAD = re.compile(f"@[ \\t\\r\\n]*+({_ID_CHARS}++)[ \\t\\r\\n]*+([{{(])[ \\t\\r\\n]*+"
-                   "([^ \\t\\r\\n,]*+)")
+# a lookahead, so that heads may overlap: "@comment{@misc{k" holds the head of k too
+_HEAD = re.compile(f"(?=@[ \\t\\r\\n]*+({_ID_CHARS}++)[ \\t\\r\\n]*+([{{(])[ \\t\\r\\n]*+"
+                   "([^ \\t\\r\\n,]*+))")
 _COMPRESS = re.compile(r"[ \t\r\n]+")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
@@ -193,6 +194,9 @@ def _names(text: str, stand_in: str) -> tuple[set[str], set[str]]:
     return fields, types
 
 
+_BST_TROUBLE = re.compile(r"-line \d+ of file o\.bst")
+
+
 def _run(folder: Path, bib: bytes, style: str, max_strings: int) -> tuple[bytes, str]:
     (folder / "o.bib").write_bytes(bib)
     (folder / "o.bst").write_text(style, encoding="utf-8")
@@ -206,7 +210,7 @@ def _run(folder: Path, bib: bytes, style: str, max_strings: int) -> tuple[bytes,
     if proc.returncode > 2 or "(That was a fatal error)" in blg \
             or "exceeded BibTeX's" in blg:
         raise OracleError(f"bibtex failed (exit {proc.returncode}): {blg[-800:]}")
-    if re.search(r"---?line \d+ of file o\.bst|while executing", blg):
+    if any(_BST_TROUBLE.search(ln) for ln in blg.split("\n") if not ln.startswith(" : ")):
         raise OracleError(f"bibtex did not accept the oracle's style: {blg[-800:]}")
     bbl = (folder / "o.bbl").read_bytes() if (folder / "o.bbl").exists() else b""
     return bbl, blg
@@ -242,6 +246,9 @@ class _Lines:
 
 
 _CONTINUED = (" : ", "--line", "I'm skipping whatever remains", "(Error may have been on")
+# TeX Live's bibtex reports growing its arrays: not about the text
+_NOTE = re.compile(r"Field filled up at \d+, reallocating\.$|Reallocated \S+ \(elt_size=\d+\) "
+                   r"to \d+ items from \d+\.$")
 _MSG_LINE = re.compile(r"-{2,3}line (\d+) of file o\.bib")
 
 
@@ -268,6 +275,8 @@ def _messages(blg: str, lines: _Lines) -> list[Message]:
     for ln in body:
         if ln.startswith(("You've used", "(There w")):
             break
+        if _NOTE.match(ln):
+            continue
         if ln.startswith(_CONTINUED) and pending:
             pending.append(ln)
             continue

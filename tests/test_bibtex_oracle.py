@@ -33,7 +33,6 @@ pytestmark = pytest.mark.skipif(not oracle.available(),
                                 reason="the bibtex program is not installed "
                                        "(Debian: apt-get install texlive-binaries)")
 
-XFAIL = pytest.mark.xfail(strict=False, reason="issue 18: reader not yet BibTeX-faithful")
 
 CORPUS = ROOT / "tests" / "corpus"
 FILES = sorted(CORPUS.rglob("*.bib"))
@@ -149,13 +148,10 @@ CASES = {
                                  '2020", month = jan # "~1"}\n',
     "text between entries with an at sign": "Write to jane@example.org.\n@misc{k, title = {t}}\n",
 }
-FAILING_TODAY = {"an escaped brace balanced by a plain one", "brace on the next line",
-                 "parenthesis on its own line", "text between entries with an at sign",
-                 "@comment skips only the word"}
 
 
 @pytest.mark.parametrize("text", [
-    pytest.param(t, id=name, marks=XFAIL if name in FAILING_TODAY else ())
+    pytest.param(t, id=name)
     for name, t in CASES.items()])
 def test_hand_written_case_reads_as_bibtex_reads_it(text):
     diffs = oracle.misread(oracle.compare(text))
@@ -248,7 +244,6 @@ def document(draw) -> str:
     return "".join(out)
 
 
-@XFAIL
 @given(doc=document())
 # no shrinking while the test is expected to fail (each step runs bibtex): put
 # Phase.shrink back with the mark's removal
@@ -325,7 +320,6 @@ KEYS = ["quote2020", "escaped2021", "at2019", "paren2018", "nextline2017", "norm
         "tail2016"]
 # the entries and values whose edits fail today (issue 18: pubcli does not see an entry
 # whose "{" is on the next line; it writes "a\}b" as {a\}b}, which BibTeX reads cut short)
-FAILING_TODAY = FAILING_TODAY | {"nextline2017", "a\\}b"}
 VALUES = ["50% of {A}s", "x@y.org", "C# and F#", 'say "hi"', "a\\b", "{balanced {nested}}",
           "\\{x\\}", "a}b", "{a", "a\\}b", "@misc{injected, title={x}}"]
 
@@ -356,7 +350,7 @@ def pubcli_agrees(path: Path, key: str) -> list[str]:
 
 
 def params(items):
-    return [pytest.param(x, id=x, marks=XFAIL if x in FAILING_TODAY else ()) for x in items]
+    return [pytest.param(x, id=x) for x in items]
 
 
 @pytest.mark.parametrize("key", params(KEYS))

@@ -107,11 +107,24 @@ def test_an_entry_that_runs_across_others_is_kept_and_the_others_are_shown_read_
     # closed later by the count: BibTeX reads one entry with a strange title; pubcli keeps it
     # unread, and the entries inside are read-only
     text = ("@book{open, title = {Missing brace,\n"
-            "@misc{inside, title={Inside}}\n}\n@misc{after, title={After}}\n")
+            "@misc{inside, title={Inside}}\n}}\n@misc{after, title={After}}\n"
+            "@misc{last, title={Last}}\n")
     parsed = bibtex.parse(text)
     assert [f.line for f in parsed.failed] == [1] and not parsed.failed[0].open_to_end
     assert [(r.key, bool(r.source.read_only)) for r in parsed.records] == [
-        ("inside", True), ("after", False)]
+        ("inside", True), ("after", False), ("last", False)]
+
+
+def test_bibtex_stops_where_an_entry_ends_on_the_last_line():
+    # it checks for the end of the file between commands only: the rest of the last line
+    # (after an entry, or after an error) is never read
+    parsed = bibtex.parse("@misc{a, title={x}} @misc{b, title={y}}\n")
+    assert [(r.key, r.source.read_only.startswith(bibtex.UNREAD)) for r in parsed.records] == [
+        ("a", False), ("b", True)]
+    parsed = bibtex.parse("@misc{a, title={x}} @misc{b, title={y}}\n\n")  # not the last
+    assert [r.source.read_only for r in parsed.records] == ["", ""]
+    parsed = bibtex.parse("Mail x@y.org\n@misc{k, title={t}}\n")  # the error is on it
+    assert [r.source.read_only.startswith(bibtex.UNREAD) for r in parsed.records] == [True]
 
 
 def test_duplicate_fields_and_keyless_entries():

@@ -416,6 +416,10 @@ class _Reader:
         self.shadow_why = ""
         self.comment_end = -1  # end of the braces of the last @comment (as biber reads it)
         self._newlines: list[int] | None = None
+        self.stop_from = -1  # BibTeX reads no command starting at or after this
+        # where the file's last line starts (a final newline ends it; it starts no other)
+        self.last_line = text.rfind("\n", 0, len(text) - 1 if text.endswith("\n") else
+                                    len(text)) + 1
 
     def line_of(self, pos: int) -> int:
         """1-based line of ``pos`` (positions are asked in increasing order, mostly)."""
@@ -449,6 +453,7 @@ class _Reader:
             try:
                 cmd = _command(text, at, self.fast)
             except _Error as err:
+                self.ended(err.pos)
                 resume = text.find("@", max(err.pos, at + 1))
                 if resume < 0:
                     resume = n
@@ -470,6 +475,7 @@ class _Reader:
                     self.fail(at, resume, err.message, open_to_end=err.open_to_end)
                     pos = resume
                 continue
+            self.ended(cmd.end)
             if cmd.kind == "comment":
                 self.note_comment(cmd)
                 pos = cmd.end
@@ -492,6 +498,13 @@ class _Reader:
         if self._newlines is None:
             self._newlines = [m.start() for m in re.finditer("\n", self.text)]
         return bisect.bisect_left(self._newlines, pos) + 1
+
+    def ended(self, pos: int) -> None:
+        """BibTeX's reading of a command ended at ``pos``: on the file's last line, BibTeX
+        stops there (it checks for the end of the file only between commands, and the
+        last line was read), so nothing after it on that line is read."""
+        if pos >= self.last_line and self.stop_from < 0:
+            self.stop_from = pos
 
     def shadow(self, end: int, why: str) -> None:
         if end > self.shadow_end:
@@ -536,6 +549,11 @@ class _Reader:
         out = self.out
         macros = out.macros
         shadowed = cmd.start < self.shadow_end
+        if 0 <= self.stop_from <= cmd.start and not shadowed:
+            shadowed = True
+            self.shadow(len(self.text), f"{UNREAD}: it shares the file's last line with "
+                                        "the entry before it, and BibTeX stops reading where "
+                                        "that one ends; start it on a line of its own")
         if cmd.kind == "preamble":
             return
         if cmd.kind == "string":
