@@ -251,7 +251,7 @@ def test_from_refuses_a_duplicate_and_writes_nothing(cli, library, tmp_path):
 def test_from_refuses_a_broken_or_invalid_entry_with_its_line(cli, library, tmp_path):
     before = library.read_bytes()
     bad = write(tmp_path / "bad.bib", "@article{x,\n  title = {T},\n  year = {2020},\n}\n")
-    r = cli("add", "--from", bad, "-l", library)
+    r = cli("add", "--from", bad, "--strict", "-l", library)
     assert r.exit_code == 2
     assert f"{bad}:1: entry 'x': @article needs author" in r.stderr
     broken = write(tmp_path / "broken.bib", "@misc{ok, title = {Fine}}\n@misc{y,\n  title = "

@@ -185,6 +185,46 @@ def test_editor_invalid_change_aborts_with_file_and_line(cli, dups, tmp_path, mo
     assert dups.read_bytes() == before
 
 
+@pytest.mark.parametrize("terminal", [False, True], ids=["piped", "declined-on-a-terminal"])
+def test_a_refused_edit_keeps_the_users_text_and_names_the_open_brace(
+        cli, dups, tmp_path, monkeypatch, terminal):
+    """Issue 18: the edited text survives a refusal, in a file whose path is printed,
+    and the error says which '{' is left open (by BibTeX's count) at which line."""
+    import tempfile
+
+    from pubcli.cli import dialogues
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(dialogues, "stdin_is_terminal", lambda: terminal)
+    make_editor(tmp_path, monkeypatch,
+                "text = text.replace('year = {2019},', 'year = {2019,\\n  note = {mine},')")
+    before = dups.read_bytes()
+    r = cli("edit", "other", "-l", dups, input="n\n")
+    assert r.exit_code == 2
+    assert (f"error: {dups}:18: the edited entry does not parse: the '{{' on line 18 is "
+            "never closed: the field on line 19 is read as part of its value") in r.stderr
+    [kept] = list(temp.iterdir())
+    assert f"your edited text is kept in {kept}" in r.stderr
+    assert "note = {mine}" in kept.read_text()
+    assert dups.read_bytes() == before
+
+
+def test_unbalanced_brace_counts_as_bibtex_does():
+    from pubcli.editing import unbalanced_brace
+
+    assert unbalanced_brace("@misc{o, title = {a}}") is None
+    assert unbalanced_brace("@misc{o,\n  year = {2019\n}").line == 1
+    # a backslash does not hide a brace from BibTeX: this '}' ends the title
+    extra = unbalanced_brace("@misc{o,\n  title = {a\\}b},\n}")
+    assert extra is not None and extra.extra and extra.line == 3
+    assert "closes no '{'" in extra.describe()
+    # nor does a quoted value
+    assert unbalanced_brace('@misc{o,\n  title = "a{b",\n  year = 2020,\n}').swallowed == 3
+    assert unbalanced_brace("% {\n@misc{o, title = {a}}") is None  # before the @: no count
+
+
 def test_editor_two_entries_are_refused(cli, dups, tmp_path, monkeypatch):
     make_editor(tmp_path, monkeypatch, "text = text + '\\n@misc{x, title={X}}\\n'")
     before = dups.read_bytes()

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from pubcli import __version__
+from pubcli import __version__, store
 from pubcli.errors import ExitCode
 
 from .conftest import write
@@ -123,6 +123,41 @@ def test_ctrl_c_prints_one_line_and_writes_nothing(cli, library, monkeypatch):
     assert r.exit_code == ExitCode.INTERRUPTED == 130
     assert r.stderr == "error: interrupted; nothing was written\n"
     assert library.read_bytes() == before
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["before-the-rename", "after-it"])
+def test_ctrl_c_during_the_write_says_what_is_true(cli, library, monkeypatch, late):
+    """An interrupt before the rename leaves the old file: nothing was written. After
+    it, the file holds the change, whole: the message says so (issue 18)."""
+    import os
+
+    from pubcli.store import files
+
+    before = library.read_bytes()
+    real_replace = os.replace
+
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+
+    if late:  # the rename is done; the folder's fsync is next
+        monkeypatch.setattr(files, "_fsync_dir", interrupt)
+    else:
+        monkeypatch.setattr(files.os, "replace", interrupt)
+    r = cli("tag", "wang2024zero", "--add", "Systems and networking", "-l", library)
+    monkeypatch.setattr(files.os, "replace", real_replace)
+    assert r.exit_code == ExitCode.INTERRUPTED
+    if late:
+        assert r.stderr == (f"error: interrupted after the write: {library} was replaced, "
+                            "with the change complete\n")
+        assert library.read_bytes() != before
+        assert "Systems and networking" in store.load(library).find("wang2024zero")[0].areas
+    else:
+        assert r.stderr == "error: interrupted; nothing was written\n"
+        assert library.read_bytes() == before
+    # the next command starts afresh: its own interrupt wrote nothing
+    monkeypatch.setattr("pubcli.areas.plan_tag", interrupt)
+    r = cli("tag", "wang2024zero", "--add", "Systems and networking", "-l", library)
+    assert r.stderr == "error: interrupted; nothing was written\n"
 
 
 def test_a_crash_keeps_its_traceback_and_never_exits_0_or_1(library, monkeypatch, capsys):

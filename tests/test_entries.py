@@ -215,7 +215,7 @@ def test_plan_add_bibtex_is_all_or_nothing(shipped):
     records, cfg = shipped
     with pytest.raises(ValidationError, match=r"^<stdin>:2: entry 'y': @article needs author"):
         entries.plan_add_bibtex("@misc{x, title = {Fine}}\n@article{y, title = {T}}\n",
-                                records, cfg)
+                                records, cfg, strict=True)
     with pytest.raises(ParseError, match=r"^in.bib:2: could not read"):
         entries.plan_add_bibtex("@misc{x, title = {Fine}}\n@misc{y,\n title = {Open\n",
                                 records, cfg, source="in.bib")

@@ -185,6 +185,27 @@ def test_read_only_folder_gives_a_clear_error_and_leaves_nothing(unprivileged, l
     assert sorted(p.name for p in folder.iterdir()) == listing
 
 
+def test_a_lock_file_this_user_cannot_open_is_named_as_existing(unprivileged):
+    """Another user's lock file without read or write bits for us: the error says it
+    exists (not "cannot create"), and how to fix it (issue 18)."""
+    path = unprivileged / "library.bib"
+    shutil.copy(SHIPPED, path)
+    lock = store.lock_path(path)
+    lock.touch()
+    os.chmod(lock, 0o000)
+    before = path.read_bytes()
+    try:
+        result = run_unprivileged(path)
+    finally:
+        os.chmod(lock, 0o644)
+    assert result["ok"] is False and result["type"] == "WriteError"
+    assert f"the lock file {lock} exists but cannot be opened (Permission denied)" \
+        in result["error"]
+    assert "cannot create" not in result["error"]
+    assert result["error"].endswith("nothing was written")
+    assert path.read_bytes() == before
+
+
 def test_read_only_file_for_a_user_whom_permissions_bind(unprivileged):
     path = unprivileged / "library.bib"
     shutil.copy(SHIPPED, path)

@@ -341,3 +341,23 @@ def test_a_50_mb_library(tmp_path, cli):
     after = path.read_bytes()
     assert after.startswith(data) and b"lovelace2024fifty" in after[len(data):]
     assert not [p for p in folder.iterdir() if p.name.endswith(store.TEMP_SUFFIX)]
+
+
+ESCAPES = "\x1b]0;pwned\x07 \x1b[2J \x9b31m"  # OSC title + BEL, CSI clear, a C1 CSI
+
+
+@pytest.mark.parametrize("args", [["export", "markdown"], ["export", "html"],
+                                  ["list", "--format", "bibtex"]],
+                         ids=["export-markdown", "export-html", "list-bibtex-piped"])
+def test_terminal_escapes_in_values_never_reach_a_text_output(tmp_path, cli, args):
+    """README: control characters in the data are shown as visible stand-ins, piped too."""
+    lib = tmp_path / "library.bib"
+    lib.write_text("@misc{esc2020,\n  author = {Doe, Jane},\n"
+                   f"  title = {{Evil {ESCAPES} Title}},\n  year = {{2020}},\n}}\n",
+                   encoding="utf-8")
+    r = cli(*args, "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert "Evil" in r.stdout
+    for c in ("\x1b", "\x07", "\x9b"):
+        assert c not in r.stdout
+    assert "\u241b" in r.stdout  # ESC, visible

@@ -117,7 +117,7 @@ BIB = """@inproceedings{ruwase2010lifeguards,
 def test_bib_import_sorts_new_duplicates_near_and_invalid(cli, library, tmp_path):
     src = write(tmp_path / "other.bib", BIB)
     before = library.read_bytes()
-    r = cli("import", src, "--area", "systems and networking", "-l", library)
+    r = cli("import", src, "--area", "systems and networking", "--strict", "-l", library)
     assert r.exit_code == 0, r.output
     rows = [ln.split("\t") for ln in r.stdout.splitlines()]
     assert [row[0] for row in rows] == ["duplicate", "added", "review", "invalid"]
@@ -184,3 +184,26 @@ def test_nothing_to_import_shows_why(cli, library, tmp_path):
     assert r.stderr.endswith(f"error: {src}: found no publications to import (is it a listing? "
                              "try --format text)\n")
     assert library.read_bytes() == before
+
+
+SCHOLAR_COPY = SEED_PAGE.parent / "scholar-copy.txt"
+
+
+def test_a_google_scholar_copy_accounts_for_every_block(cli, empty):
+    """Issue 18: every block is added, a repeat, held for review or not understood."""
+    r = cli("import", SCHOLAR_COPY, "-l", empty)
+    assert r.exit_code == 0, r.output
+    rows = [ln.split("\t") for ln in r.stdout.splitlines()]
+    by_line = {int(row[5]): row[0] for row in rows}
+    assert by_line[9] == by_line[21] == by_line[42] == "added"  # "Venue 30, 2017" etc.
+    assert by_line[29] == "repeat"
+    assert by_line[32] == "review"  # title and authors, no venue line
+    counts = summary(r.stderr)
+    assert counts["added"] == 8
+    assert counts["held for review: no date line (not added)"] == 2
+    assert counts["skipped: not understood (see the warnings)"] == 2
+    assert f"warning: {SCHOLAR_COPY}:45: not understood: 'Sparse and constrained" in r.stderr
+    got = {to_text(rec.title): rec for rec in store.load(empty).records}
+    attention = got["Attention is all you need"]
+    assert attention.fields["booktitle"] == "Advances in neural information processing systems"
+    assert attention.fields["volume"] == "30" and attention.year == 2017

@@ -178,7 +178,7 @@ def test_plan_sorts_items_into_new_duplicate_repeat_and_near():
     items = [Item(rec(LIFEGUARDS), 1), Item(rec("A Brand New Result"), 4),
              Item(rec("A Brand New Result"), 7), Item(near, 10),
              Item(Record("", "article", {"title": "No Journal"}), 13)]
-    out = importers.plan(items, lib)
+    out = importers.plan(items, lib, strict=True)
     assert [o.status for o in out] == ["duplicate", "new", "repeat", "near-duplicate", "invalid"]
     assert [o.added for o in out] == [False, True, False, False, False]
     assert out[0].match.record.key == "ruwase2010decoupled"
@@ -189,6 +189,12 @@ def test_plan_sorts_items_into_new_duplicate_repeat_and_near():
     rows = dict(importers.summary(out))
     assert rows["added"] == 1 and rows["skipped: already in the library"] == 1
     assert rows["skipped: repeated in the input"] == 1 and rows["skipped: invalid"] == 1
+    # as BibTeX reads it (the default): the article without a journal is added, and
+    # what it lacks is a shortfall to warn about
+    lenient = importers.plan(items, lib)
+    assert lenient[4].status == "new" and lenient[4].added
+    assert any("journal" in w for w in lenient[4].shortfalls)
+    assert dict(importers.summary(lenient))["  of them with warnings (see 'pubcli check')"] == 1
     with_near = importers.plan(items, lib, add_near=True)
     assert with_near[3].added and with_near[3].record.key == "novak2021cachesa"
 
@@ -249,3 +255,54 @@ def test_read_input_reads_stdin_for_a_dash(tmp_path):
     assert importers.read_input(str(path), io.StringIO("")) == "with a BOM"
     with pytest.raises(PubcliError, match="no such file"):
         importers.read_input(str(tmp_path / "missing.txt"), io.StringIO(""))
+
+
+# ------------------------------------------------------------------ every block accounted
+SCHOLAR = ("Attention is all you need\n"
+           "A Vaswani, N Shazeer, N Parmar, J Uszkoreit, L Jones, AN Gomez, ...\n"
+           "Advances in neural information processing systems 30, 2017\n"
+           "Deep learning\nY LeCun, Y Bengio, G Hinton\nNature 521 (7553), 436-444, 2015\n"
+           "A Survey of Things Without a Date\nAna Costa, Björn Larsen\n")
+
+
+def test_google_scholar_venue_lines_parse():
+    listing = importers.parse_listing(SCHOLAR)
+    attention, deep, undated = listing.items
+    assert attention.record.type == "inproceedings" and attention.record.fields == {
+        "author": "Vaswani, A and Shazeer, N and Parmar, N and Uszkoreit, J and Jones, L "
+                  "and Gomez, AN",  # the "..." is no author
+        "title": "Attention is all you need",
+        "booktitle": "Advances in neural information processing systems",
+        "volume": "30", "year": "2017"}
+    assert deep.record.type == "article"  # a volume with an issue: a journal
+    assert (deep.record.fields["journal"], deep.record.fields["volume"],
+            deep.record.fields["number"], deep.record.fields["pages"]) == \
+        ("Nature", "521", "7553", "436--444")
+    assert undated.line == 7 and "no date line" in undated.held
+    assert listing.unread == [] and listing.warnings == []
+
+
+def test_a_scholar_like_line_is_a_date_line_only_below_authors():
+    listing = importers.parse_listing("Lessons Learned, 2017\nAna Costa, Jan Novak\n"
+                                      "ICML 2018 | July 2018\n")
+    [item] = listing.items
+    assert item.record.title == "Lessons Learned, 2017" and item.record.year == 2018
+
+
+def test_every_block_of_a_listing_is_accounted_for():
+    """Added, a repeat, held for review or not understood (with its line): never lost."""
+    text = (SCHOLAR + "A Survey of Things Without a Date\nAna Costa, Björn Larsen\n"
+            "Attention is all you need\n"
+            "A Vaswani, N Shazeer, N Parmar, J Uszkoreit, L Jones, AN Gomez, ...\n"
+            "Advances in neural information processing systems 30, 2017\n"
+            "Some garbled line that is long enough to be a title\n12 pages, preprint\n"
+            "Publications\n")
+    plan = importers.plan_import(text, [], Config(), source="page.txt")
+    statuses = [(o.item.line, o.status) for o in plan.outcomes]
+    assert statuses == [(1, "new"), (4, "new"), (7, "held"), (9, "repeat"), (11, "repeat")]
+    assert plan.unread == [(14, "'Some garbled line that is long enough to be a title': no "
+                                "author list and no date line (Venue | Month YYYY) next to it")]
+    rows = dict(plan.summary())
+    assert rows["held for review: no date line (not added)"] == 1
+    assert rows["skipped: not understood (see the warnings)"] == 1
+    assert "page.txt:14: not understood: 'Some garbled line" in plan.warnings[0]

@@ -74,12 +74,15 @@ def test_a_report_may_name_its_institution_school_as_biber_maps_it():
 
 
 def test_import_and_add_from_accept_a_biblatex_book_without_publisher(tmp_path, cli):
-    def plan(text: str):
-        return importers.plan(importers.read_source("in.bib", text)[0], [])
+    def plan(text: str, strict: bool = False):
+        return importers.plan(importers.read_source("in.bib", text)[0], [], strict=strict)
 
-    assert [(o.record.key, o.status) for o in plan(BIBLATEX_BOOK)] == [("appleby", "new")]
-    (knuth,) = plan(BIBTEX_BOOK)
+    assert [(o.record.key, o.status, o.shortfalls) for o in plan(BIBLATEX_BOOK)] == \
+        [("appleby", "new", [])]
+    (knuth,) = plan(BIBTEX_BOOK, strict=True)
     assert knuth.status == "invalid" and "publisher" in knuth.problem
+    (knuth,) = plan(BIBTEX_BOOK)  # BibTeX only warns: imported, with the warning
+    assert knuth.status == "new" and "publisher" in knuth.shortfalls[0]
     lib = write(tmp_path / "lib.bib", "")
     r = cli("add", "--from", write(tmp_path / "one.bib", BIBLATEX_BOOK), "-n", "-l", lib)
     assert r.exit_code == 0, r.stderr
@@ -172,10 +175,14 @@ def test_add_and_import_judge_a_file_as_check_will_judge_the_library_after(tmp_p
     # into a BibTeX library it lacks a publisher, for add, import and check alike
     bib = write(tmp_path / "bib.bib", "".join(BIBTEX_BOOK.replace("knuth", f"k{i}").replace(
         "year = {1984}", "year = {1984},\n  publisher = {AW}") for i in range(3)))
-    r = cli("add", "--from", tmp_path / "vol.bib", "-l", bib)
+    r = cli("add", "--from", tmp_path / "vol.bib", "--strict", "-l", bib)
     assert r.exit_code == 2 and "publisher" in r.stderr
-    (vol,) = importers.plan(importers.read_source("vol.bib", plain)[0], store.load(bib).records)
+    (vol,) = importers.plan(importers.read_source("vol.bib", plain)[0], store.load(bib).records,
+                            strict=True)
     assert vol.status == "invalid" and "publisher" in vol.problem
+    r = cli("add", "--from", tmp_path / "vol.bib", "-l", bib)
+    assert r.exit_code == 0 and "entry 'vol': @book needs publisher" in r.stderr
+    assert [f.code for f in checks.check(store.load(bib))] == ["missing-field"]
 
 
 def test_a_name_written_as_a_macro_does_not_crash_import_or_dedupe(tmp_path, cli):

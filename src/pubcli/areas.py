@@ -122,6 +122,39 @@ def find_used(name: str, records: Iterable[Record]) -> str | None:
     return next((a for a in library_areas(records) if fold(a) == target), None)
 
 
+# ------------------------------------------------------------------ keywords and areas
+# A file's own ``keywords`` (a JabRef group, Zotero tags, biblatex-examples' "primary")
+# share the field with the areas: an import counts as areas only those the vocabulary
+# names (``pubcli import --areas-from-keywords`` makes the others areas too).
+@dataclass
+class Keywords:
+    """An incoming entry's keywords sorted against the vocabulary: ``areas`` (the
+    vocabulary's spelling), ``near`` ((keyword, the area it is close to): did you mean)
+    and ``other`` (not areas)."""
+
+    areas: list[str] = field(default_factory=list)
+    near: list[tuple[str, str]] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
+
+
+def sort_keywords(keywords: Iterable[str], known: Sequence[str]) -> Keywords:
+    """Match each keyword with the area matcher (:func:`resolve`'s folding, and
+    :func:`suggest` for a near miss) against the vocabulary ``known``."""
+    out = Keywords()
+    canon = {fold(a): a for a in known}
+    for k in unique(keywords):
+        hit = canon.get(fold(k))
+        if hit is not None:
+            out.areas.append(hit)
+            continue
+        close = suggest(k, known) if known else None
+        if close is not None:
+            out.near.append((k, close))
+        else:
+            out.other.append(k)
+    return out
+
+
 # ------------------------------------------------------------------ record edits
 def with_areas(rec: Record, areas: Sequence[str]) -> Record:
     """A copy of ``rec`` with exactly these areas (``keywords`` dropped when none)."""

@@ -181,3 +181,35 @@ def rename_area(cfg: Config, old: str, new: str) -> bool:
         areas[at] = new
     atomic_write(cfg.path, tomlkit.dumps(doc).encode("utf-8"))
     return True
+
+
+def add_areas(cfg: Config, names: list[str]) -> list[str]:
+    """Append ``names`` to the ``areas`` list of the config file (those it does not list
+    yet, case and accents aside), keeping its comments and layout (tomlkit). Returns
+    the names added ([] when the file has no ``areas`` list: nothing written)."""
+    import tomlkit
+
+    from .latex import fold
+    from .store import atomic_write
+
+    if cfg.path is None or not names:
+        return []
+    try:
+        text = cfg.path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=cfg.path) from None
+    doc = tomlkit.parse(text)
+    table = doc.get("tool", {}).get("pubcli") if cfg.path.name == "pyproject.toml" else doc
+    areas = table.get("areas") if table is not None else None
+    if areas is None:
+        return []
+    have = {fold(" ".join(str(a).split())) for a in areas}
+    added = []
+    for name in names:
+        if fold(name) not in have:
+            have.add(fold(name))
+            areas.append(name)
+            added.append(name)
+    if added:
+        atomic_write(cfg.path, tomlkit.dumps(doc).encode("utf-8"))
+    return added

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -129,6 +130,10 @@ def parse_entry(text: str, lib: Library, old: Record) -> Record:
     base = max(old.line, 1) - 1 - _leading_lines(text)
     if parsed.failed:
         f = parsed.failed[0]
+        braces = unbalanced_brace(text)
+        if braces is not None:
+            raise ValidationError(f"the edited entry does not parse: {braces.describe(base)}",
+                                  path=lib.path, line=base + braces.line)
         raise ValidationError(f"the edited entry does not parse: {f.reason}",
                               path=lib.path, line=base + f.line)
     if len(parsed.records) != 1:
@@ -141,6 +146,65 @@ def parse_entry(text: str, lib: Library, old: Record) -> Record:
                               line=base + new.line)
     check_entry(new, lib, old)
     return Record(new.key, new.type, new.fields, old.line, old.source)
+
+
+_FIELD_START_RE = re.compile(r"[ \t]*[A-Za-z_][\w:.+-]*[ \t]*=")
+_COUNT = "BibTeX counts every brace, after a backslash too"
+
+
+@dataclass(frozen=True)
+class Unbalanced:
+    """Where an entry's braces do not balance (lines 1-based, in the text checked):
+    a ``}`` that closes nothing (``extra``), or the ``{`` on ``line`` left open, with
+    the line of a field read as part of its value (``swallowed``) when there is one."""
+
+    line: int
+    extra: bool = False
+    swallowed: int | None = None
+
+    def describe(self, base: int = 0) -> str:
+        """The reason, with ``base`` lines before the text (its place in the library)."""
+        if self.extra:
+            return f"the '}}' on line {base + self.line} closes no '{{' ({_COUNT})"
+        if self.swallowed is not None:
+            return (f"the '{{' on line {base + self.line} is never closed: the field on line "
+                    f"{base + self.swallowed} is read as part of its value ({_COUNT})")
+        return f"the '{{' on line {base + self.line} is never closed ({_COUNT})"
+
+
+def unbalanced_brace(text: str) -> Unbalanced | None:
+    """Where the braces of an entry's text do not balance, by BibTeX's count (every
+    ``{`` and ``}`` from the ``@`` on counts, after a backslash or not, in a quoted value
+    too). Names a ``}`` that closes nothing, else the ``{`` left open: the value a field
+    line starts in when there is one (the usual slip: ``year = {2019,``), else the
+    innermost one."""
+    start = text.find("@")
+    if start < 0:
+        return None
+    line = text.count("\n", 0, start) + 1
+    open_at: list[int] = []  # the line of each open brace
+    swallowed: tuple[int, int] | None = None  # (value's line, field's line), the first
+    at_line_start = False
+    for i in range(start, len(text)):
+        c = text[i]
+        if at_line_start and swallowed is None and len(open_at) >= 2 \
+                and _FIELD_START_RE.match(text, i):
+            swallowed = (open_at[-1], line)
+        at_line_start = False
+        if c == "{":
+            open_at.append(line)
+        elif c == "}":
+            if not open_at:
+                return Unbalanced(line, extra=True)
+            open_at.pop()
+        elif c == "\n":
+            line += 1
+            at_line_start = True
+    if not open_at:
+        return None
+    if swallowed is not None:
+        return Unbalanced(swallowed[0], swallowed=swallowed[1])
+    return Unbalanced(open_at[-1])
 
 
 def checked_text(text: str, lib: Library, old: Record) -> str:
@@ -156,12 +220,14 @@ def _leading_lines(text: str) -> int:
 
 
 def check_entry(new: Record, lib: Library, old: Record) -> None:
-    """Refuse what cannot be written: a bad key, type or field name, unbalanced
-    braces, a key another entry has."""
+    """Refuse what cannot be written: a bad new key, type or field name, unbalanced
+    braces, a key another entry has. What the entry already had as BibTeX read it (a
+    key, JabRef's ``__markedentry``) is not refused again: only what changes is checked."""
     from . import bibtex
     from .entries import check_type
 
-    bibtex.check_key(new.key)
+    if new.key != old.key:  # a key BibTeX read is kept as written
+        bibtex.check_key(new.key)
     check_type(new.type, force=True)
     for name, value in new.fields.items():
         if old.fields.get(name) != value:  # an unchanged field keeps its text as written

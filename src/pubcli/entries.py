@@ -247,44 +247,85 @@ def describe(spec: str) -> str:
     return first + (f" (or {', '.join(others)})" if others else "")
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a new record: ``fatal`` when it cannot be written or read
+    back (a bad field name, unbalanced braces, a malformed type), else a *shortfall*
+    BibTeX only warns about (a missing required field, a 2-digit year, an unknown type,
+    a URL list), which ``pubcli check`` reports too."""
+
+    message: str
+    field: str | None = None
+    fatal: bool = False
+
+
+def problems(rec: Record, *, force: bool = False, hint: str = "",
+             inherited: Mapping[str, str] | None = None, parent: bool = False,
+             in_biblatex_file: bool = False, strict: bool = True) -> list[Problem]:
+    """Everything wrong with a new record, in the order checked (see :func:`validate`).
+    ``strict``: every problem is fatal (what ``add`` from options, and ``--strict``,
+    refuse); otherwise only what BibTeX cannot read or cite is, and the required fields
+    are BibTeX's (:func:`pubcli.schema.required_for`) without pubcli's own title rule."""
+    out: list[Problem] = []
+    if not _TYPE_RE.match(rec.type.strip()):
+        return [Problem(f"'{rec.type}' is not a valid entry type name", "type", True)]
+    if not force:
+        try:
+            check_type(rec.type)
+        except ValidationError as exc:
+            why = exc.message if strict else (
+                f"unknown entry type '@{rec.type.lower()}' (BibTeX's styles print it as "
+                "@misc)")
+            out.append(Problem(why, "type", strict))
+    # the values ``pubcli check`` warns about (one rule each)
+    for name, kind, why in values.field_problems(rec.fields):
+        if kind == "year" and strict:
+            why = f"expected a 4-digit year, got {rec.fields[name]!r}"
+        out.append(Problem(why, name, strict))
+    available = {**(inherited or {}), **rec.fields}
+    if parent:
+        missing: list[str] = []
+    elif strict:
+        missing = missing_fields(rec.type, available, in_biblatex_file=in_biblatex_file)
+    else:
+        missing = [spec for spec in required_for(rec.type, available,
+                                                 in_biblatex_file=in_biblatex_file)
+                   if not any(available.get(n, "").strip() for n in spec.split("|"))]
+    if missing:
+        names = ", ".join(describe(s) for s in missing)
+        out.append(Problem(f"@{rec.type} needs {names}{hint}" +
+                           ("; nothing was written" if strict else ""), None, strict))
+    for name, value in rec.fields.items():
+        try:  # what the writer cannot write so that BibTeX reads it back as meant
+            bibtex.check_value("", name, value)
+        except ValidationError as exc:
+            out.append(Problem(exc.message, name, True))
+    return out
+
+
 def validate(rec: Record, *, force: bool = False, hint: str = "",
              inherited: Mapping[str, str] | None = None, parent: bool = False,
-             in_biblatex_file: bool = False) -> None:
+             in_biblatex_file: bool = False, strict: bool = True) -> list[str]:
     """Raise ValidationError for the first thing wrong with a new record (prefixed
     with "entry 'KEY': " when it has a key). ``hint`` follows the list of
     missing fields; ``inherited`` are the fields it gets through ``crossref`` or
     ``xdata`` (:mod:`pubcli.inherit`), which count as present. A ``parent`` (an entry
     others inherit from, such as xampl.bib's ``whole-journal``) needs no required
     fields: its values are checked all the same. ``in_biblatex_file``: it comes from a
-    file written for biblatex, whose rules then apply (:func:`pubcli.schema.biblatex_file`)."""
+    file written for biblatex, whose rules then apply (:func:`pubcli.schema.biblatex_file`).
+
+    Not ``strict`` (entries read from a file, as BibTeX reads them): only a fatal
+    :class:`Problem` raises; the shortfalls are returned as messages, to be shown as
+    warnings (``pubcli check`` shows them again). Strict: returns []."""
     if rec.key:
         bibtex.check_key(rec.key)
-    try:
-        _check(rec, force=force, hint=hint, inherited=inherited or {}, parent=parent,
-               in_biblatex_file=in_biblatex_file)
-    except ValidationError as exc:
-        if not rec.key:
-            raise
-        raise ValidationError(f"entry '{rec.key}': {exc.message}", field=exc.field) from None
-
-
-
-
-def _check(rec: Record, *, force: bool, hint: str, inherited: Mapping[str, str],
-           parent: bool = False, in_biblatex_file: bool = False) -> None:
-    check_type(rec.type, force=force)
-    # a new entry must pass what ``pubcli check`` would warn about (one rule each)
-    for name, kind, why in values.field_problems(rec.fields)[:1]:
-        if kind == "year":
-            why = f"expected a 4-digit year, got {rec.fields[name]!r}"
-        raise ValidationError(why, field=name)
-    missing = [] if parent else missing_fields(rec.type, {**inherited, **rec.fields},
-                                               in_biblatex_file=in_biblatex_file)
-    if missing:
-        names = ", ".join(describe(s) for s in missing)
-        raise ValidationError(f"@{rec.type} needs {names}{hint}; nothing was written")
-    for name, value in rec.fields.items():
-        bibtex.check_value(rec.key, name, value)
+    found = problems(rec, force=force, hint=hint, inherited=inherited, parent=parent,
+                     in_biblatex_file=in_biblatex_file, strict=strict)
+    prefix = f"entry '{rec.key}': " if rec.key else ""
+    for p in found:
+        if p.fatal:
+            raise ValidationError(prefix + p.message, field=p.field)
+    return [prefix + p.message for p in found]
 
 
 def apply_extras(rec: Record, areas: Iterable[str] = (), featured: bool = False) -> Record:
@@ -316,20 +357,42 @@ def assign_key(rec: Record, taken: set[str], explicit: str | None = None) -> Rec
 
 
 def keep_or_renew_key(rec: Record, taken: set[str]) -> tuple[Record, str | None]:
-    """For entries read from a file: keep their key when it is valid and free, else
-    give a new one (suffix a, b... on a taken key; the scheme's key for a missing or
-    invalid one). The key is added to ``taken``. Returns the record and its old key
-    when it changed."""
+    """For entries read from a file: keep their key, exactly as written, when BibTeX
+    reads it (:data:`pubcli.bibtex.READ_KEY_RE`), the writer takes it and it is free;
+    else give a new one (suffix a, b... on a taken key; the scheme's key for a missing
+    or unreadable one). The key is added to ``taken``. Returns the record and its old
+    key when it changed (:func:`renewed_key_note` says why)."""
     from .keys import make_key, unique_key
 
     key = rec.key
-    valid = bool(bibtex.KEY_RE.match(key)) if key else False
+    valid = bool(bibtex.READ_KEY_RE.match(key)) and not _writer_refuses_key(key)
     if valid and key.casefold() not in taken:
         taken.add(key.casefold())
         return rec, None
     new = unique_key(key, taken) if valid else make_key(rec, taken)
     taken.add(new.casefold())
     return rec.copy(key=new), key
+
+
+# The writer (pubcli.bibtex.check_key) writes only keys pubcli would give (KEY_RE), not
+# every key BibTeX reads (READ_KEY_RE: abntex2's 'abnt-etal=2'); until it writes those
+# read from a file, they are renewed with a note rather than failing the write.
+def _writer_refuses_key(key: str) -> bool:
+    return not bibtex.KEY_RE.match(key)
+
+
+def renewed_key_note(old_key: str, new_key: str) -> str:
+    """Why an entry read from a file was given ``new_key`` instead of ``old_key``."""
+    if not old_key:
+        return f"the entry has no key; it is added as '{new_key}'"
+    if not bibtex.READ_KEY_RE.match(old_key):
+        return (f"BibTeX cannot read {old_key!r} as a key (white space, a comma, a '}}' or "
+                f"a control character); the entry is added as '{new_key}'")
+    if _writer_refuses_key(old_key):
+        bad = " ".join(repr(c) for c in sorted(set(old_key)) if not bibtex.KEY_RE.match(c))
+        return (f"BibTeX reads the key '{old_key}', but pubcli does not write keys with "
+                f"{bad} yet; the entry is added as '{new_key}'")
+    return f"the key '{old_key}' is taken; the entry is added as '{new_key}'"
 
 
 # ------------------------------------------------------------------ duplicates
@@ -401,12 +464,15 @@ def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
 
 def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
                     source: str = "-", areas: Sequence[str] = (), featured: bool = False,
-                    force: bool = False, allow_new: bool = False) -> AddPlan:
+                    force: bool = False, allow_new: bool = False,
+                    strict: bool = False) -> AddPlan:
     """The entries ``pubcli add --from`` makes from the BibTeX ``text`` read from
-    ``source`` ("-": stdin), all or none: a block that does not parse, an invalid
-    entry or (unless ``force``) a duplicate of the library or of an earlier
-    entry refuses the lot. ``areas`` (as typed) and ``featured`` are added to
-    every entry. Entries keep their keys when free, else get a suffix."""
+    ``source`` ("-": stdin), all or none: a block that does not parse, an entry that
+    cannot be written (:func:`validate`; with ``strict``, any invalid entry) or
+    (unless ``force``) a duplicate of the library or of an earlier entry refuses the
+    lot. What BibTeX only warns about (a missing required field...) is a warning
+    naming the line. ``areas`` (as typed) and ``featured`` are added to every entry.
+    Entries keep their keys as written when they can be cited and are free."""
     from .areas import choose
     from .sources import source_label
     from .keys import taken_keys
@@ -432,16 +498,17 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
     for src in parsed.records:
         rec = apply_extras(Record(src.key, src.type, src.fields), chosen, featured)
         try:
-            validate(rec, force=force, inherited=parents.inherited(src),
-                     parent=parents.is_parent(src), in_biblatex_file=biblatex)
+            shortfalls = validate(rec, force=force, inherited=parents.inherited(src),
+                                  parent=parents.is_parent(src), in_biblatex_file=biblatex,
+                                  strict=strict)
         except ValidationError as exc:
             raise ValidationError(exc.message, path=where, line=src.line,
                                   field=exc.field) from None
+        plan.warnings += [f"{where}:{src.line}: {w}" for w in shortfalls]
         plan.warnings += _guard(rec, pool, force=force, label=f"{where}:{src.line}: '{rec.key}'")
         rec, old_key = keep_or_renew_key(rec, taken)
         if old_key is not None:
-            plan.notes.append(f"{where}:{src.line}: the key '{old_key}' is taken; "
-                              f"the entry is added as '{rec.key}'")
+            plan.notes.append(f"{where}:{src.line}: {renewed_key_note(old_key, rec.key)}")
         pool.append(rec)
         plan.records.append(rec)
     return plan

@@ -67,6 +67,9 @@ class PubcliGroup(TyperGroup):
         # The collector stays on (what a command throws away is collected); the store
         # pauses it while it builds a big library and freezes the result (pubcli.gcpause).
         frozen_before = gc.get_freeze_count()
+        from ..store.files import write_count
+
+        writes_before = write_count()
         try:
             rv = super().main(args=args, prog_name=prog_name or "pubcli",
                               complete_var=complete_var, standalone_mode=False,
@@ -75,8 +78,8 @@ class PubcliGroup(TyperGroup):
         except PubcliError as exc:
             code = _report(exc)
         except (_Interrupted, Abort) as exc:
-            _error("interrupted; nothing was written" if isinstance(exc, _Interrupted)
-                   else "aborted; nothing was written")
+            _error(_interrupted_message("interrupted" if isinstance(exc, _Interrupted)
+                                        else "aborted", writes_before))
             code = ExitCode.INTERRUPTED
         except ClickException as exc:
             hint = ""
@@ -106,6 +109,19 @@ def _report(exc: PubcliError) -> ExitCode:
             sys.stderr.write(f"warning: {line}\n")
         _error(one.format())
     return ExitCode(exc.exit_code)
+
+
+def _interrupted_message(what: str, writes_before: int) -> str:
+    """What is true after an interrupt: nothing was written, or which files were
+    replaced (each whole: a write replaces the file in one step) before it came."""
+    from ..store.files import replaced_since
+
+    done = replaced_since(writes_before)
+    if not done:
+        return f"{what}; nothing was written"
+    names = ", ".join(str(p) for p in done)
+    return (f"{what} after the write: {names} {'was' if len(done) == 1 else 'were'} "
+            "replaced, with the change complete")
 
 
 def _error(message: str) -> None:

@@ -45,6 +45,10 @@ def add_command(
     from_: Optional[str] = typer.Option(None, "--from", metavar="FILE.bib",
                                         help="Add the entries of a BibTeX file ('-': stdin)."),
     new: bool = typer.Option(False, "--new", help="Accept an area not in the vocabulary yet."),
+    strict: bool = typer.Option(False, "--strict",
+                                help="With --from: refuse entries BibTeX only warns about "
+                                     "(a missing required field...) instead of adding them "
+                                     "with a warning."),
     force: bool = typer.Option(False, "--force",
                                help="Add even if the type is unknown or it looks like a "
                                     "duplicate."),
@@ -63,6 +67,8 @@ def add_command(
     of 'pubcli dedupe' (same DOI or arXiv id, or a close title with a shared
     author and year); a match is shown and the add refused unless --force.
     Only the new entry's text is appended to the file; its key is printed.
+    Entries from --from keep their keys as written; what BibTeX only warns
+    about (a missing field) is a warning with its line (--strict refuses).
 
     Given a DOI, an arXiv id or an ISBN (or a doi.org / arxiv.org URL), the
     entry is fetched from Crossref or doi.org, arXiv or Open Library; other
@@ -91,14 +97,14 @@ def add_command(
     given = [name for name, v in record_opts.items() if v]
     if from_ is not None and given:
         raise ValidationError(f"--from reads the entries from BibTeX; {given[0]} cannot be "
-                              "combined with it (only --area, --featured, --force and "
-                              "--dry-run can)")
+                              "combined with it (only --area, --featured, --force, "
+                              "--strict and --dry-run can)")
     path = common.library_path(library)
     cfg = config.load_config(path)
     if from_ is not None:
         text = importers.read_input(from_, sys.stdin)
         make_plan = partial(entries.plan_add_bibtex, text, source=from_, areas=area or [],
-                            featured=featured, force=force, allow_new=new)
+                            featured=featured, force=force, allow_new=new, strict=strict)
     else:
         opts = entries.EntryOptions(type=type_, title=title, authors=list(author or []),
                                     year=year, month=month, venue=venue, doi=doi, url=url,

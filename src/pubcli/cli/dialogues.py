@@ -58,46 +58,61 @@ def editor_command() -> list[str]:
     return ["vi"]
 
 
-def run_editor(text: str, *, name: str = "entry") -> str:
-    """Open the editor on ``text`` in a temporary ``.bib`` file and return what was saved.
-    An editor that cannot start or exits non-zero is an error (nothing is written)."""
+def _temp_file(text: str, name: str) -> str:
+    """A new temporary ``.bib`` file holding ``text``, named after the entry."""
+    safe = "".join(c for c in name if c.isascii() and (c.isalnum() or c in "._-"))[:40]
+    fd, tmp = tempfile.mkstemp(prefix=f"pubcli-{safe or 'entry'}-", suffix=".bib")
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    return tmp
+
+
+def _edit(tmp: str) -> str:
+    """Run the editor on the file ``tmp`` and return what it holds afterwards."""
     cmd = editor_command()
-    fd, tmp = tempfile.mkstemp(prefix=f"pubcli-{name}-", suffix=".bib")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        try:
-            status = subprocess.call([*cmd, tmp])
-        except OSError as exc:
-            raise PubcliError(f"cannot run the editor {cmd[0]!r} ($VISUAL/$EDITOR): "
-                              f"{exc.strerror or exc}; nothing was written") from None
-        if status != 0:
-            raise PubcliError(f"the editor {cmd[0]!r} exited with status {status}; "
-                              "nothing was written")
-        with open(tmp, encoding="utf-8", newline="") as fh:
-            return fh.read()
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        status = subprocess.call([*cmd, tmp])
+    except OSError as exc:
+        raise PubcliError(f"cannot run the editor {cmd[0]!r} ($VISUAL/$EDITOR): "
+                          f"{exc.strerror or exc}; nothing was written") from None
+    if status != 0:
+        raise PubcliError(f"the editor {cmd[0]!r} exited with status {status}; "
+                          "nothing was written")
+    with open(tmp, encoding="utf-8", newline="") as fh:
+        return fh.read()
+
+
+def _remove(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
 
 
 def edit_until_valid(text: str, apply: Callable[[str], T], *, name: str = "entry") -> T:
     """Open the editor on ``text`` and hand what was saved to ``apply``; when that
     refuses it, say why and (on a terminal) offer to re-open the editor on the
-    edited text, else give up with the error (nothing written)."""
-    while True:
-        edited = run_editor(text, name=name)
-        try:
-            return apply(edited)
-        except ValidationError as exc:
-            if not stdin_is_terminal():
+    edited text, else give up with the error (nothing written). The user's text is
+    never lost: a refused edit stays in its temporary file, whose path is told."""
+    tmp = _temp_file(text, name)
+    keep = False
+    try:
+        while True:
+            edited = _edit(tmp)
+            try:
+                return apply(edited)
+            except ValidationError as exc:
+                if stdin_is_terminal():
+                    common.warn(exc.format())
+                    if confirm("re-open the editor?", default=True):
+                        continue
+                keep = True
+                common.note(f"your edited text is kept in {tmp} (copy it into the editor "
+                            f"when you run 'pubcli edit {name}' again)")
                 raise
-            common.warn(exc.format())
-            if not confirm("re-open the editor?", default=True):
-                raise
-            text = edited
+    finally:
+        if not keep:
+            _remove(tmp)
 
 
 # ------------------------------------------------------------------ pubcli add

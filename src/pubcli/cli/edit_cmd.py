@@ -29,7 +29,9 @@ def edit_command(
     The editor opens on the entry's own text. When you save and quit, the text
     is parsed and checked, the diff is shown, and only that entry is rewritten
     in the library. If it does not parse you may re-open the editor (on a
-    terminal); otherwise nothing is written. Quitting without a change writes
+    terminal); otherwise nothing is written and your text stays in its
+    temporary file, whose path is printed (the error names the line of a '{'
+    left open, counted as BibTeX does). Quitting without a change writes
     nothing. The library is not locked while the editor is open; if the entry
     changed meanwhile, nothing is written. Values given with --set are LaTeX,
     as in the file.

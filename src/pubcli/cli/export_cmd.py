@@ -77,7 +77,7 @@ def export_command(
 
         pubcli export csl-json -o refs.json
     """
-    from .. import config, store
+    from .. import config, render, store
     from ..errors import ValidationError, WriteError
     from ..exporters import build_page, get, output as out_file
     from ..exporters.style import parse_grouping
@@ -117,7 +117,9 @@ def export_command(
                           owner=owner or cfg.owner, role=cfg.role, area_order=cfg.areas,
                           private_fields=cfg.private_fields, max_authors=cfg.max_authors,
                           styler=styler, stamp=_stamp() if stamp else None)
-        data = get(format.value).render(page, template).encode("utf-8")
+        # control characters from field values (terminal escapes) never reach a text
+        # output: the one sanitiser of pubcli.render (the templates' markup has none)
+        data = render.clean(get(format.value).render(page, template)).encode("utf-8")
         total = page.total
         if styler is not None:
             styler.save()

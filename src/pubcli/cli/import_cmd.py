@@ -29,10 +29,19 @@ def import_command(
                                              help="File every imported entry under this "
                                                   "research area (repeatable)."),
     new: bool = typer.Option(False, "--new", help="Accept an area not in the vocabulary yet."),
+    areas_from_keywords: bool = typer.Option(
+        False, "--areas-from-keywords",
+        help="Make the file's own keywords research areas: a near miss is filed under "
+             "the area it is close to, the others are added to the areas of pubcli.toml."),
     add_near: bool = typer.Option(False, "--add-near",
                                   help="Also add the near-duplicates instead of holding them "
                                        "back for review."),
-    force: bool = typer.Option(False, "--force", help="Accept unknown entry types."),
+    force: bool = typer.Option(False, "--force", help="Accept unknown entry types (with "
+                                                      "--strict)."),
+    strict: bool = typer.Option(False, "--strict",
+                                help="Skip entries BibTeX only warns about (a missing "
+                                     "required field, a 2-digit year, an unknown type) "
+                                     "instead of importing them with a warning."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Show what would happen; write nothing."),
     library: Optional[Path] = common.LibraryOpt,
@@ -44,6 +53,17 @@ def import_command(
     headings, "-" separators and "Published by ..."/"ISBN: ..." lines among
     them. A report number such as MSR-TR-2024-12 as venue makes a @techreport,
     another venue an @inproceedings, none a @misc.
+
+    Every entry BibTeX reads is imported as written, its key kept: what
+    BibTeX only warns about (a missing booktitle, a 2-digit year, an unknown
+    type) is a warning naming its line, and 'pubcli check' shows it again
+    (--strict skips such entries instead). A key that cannot be cited (with
+    a space, a comma, '%'...) or one already taken gets a new key, and a note.
+
+    An entry's own keywords are kept as they are, but only those naming a
+    research area (of pubcli.toml, else of the library) count as areas: the
+    summary counts the others, and a near miss gets a "did you mean".
+    --areas-from-keywords makes them areas.
 
     Each item is matched against the library and the items before it, with
     the matcher of 'pubcli dedupe': duplicates are skipped and counted;
@@ -68,21 +88,28 @@ def import_command(
         common.report_problems(lib)
         plan = importers.plan_import(text, lib.records, cfg, source=source,
                                      fmt=format_.value, areas=area or [], allow_new=new,
-                                     add_near=add_near, force=force)
+                                     add_near=add_near, force=force, strict=strict,
+                                     areas_from_keywords=areas_from_keywords)
         for line in plan.warnings:
             common.warn(line)
         for o in plan.outcomes:
             if o.added:
                 lib.add(o.record)
+    if plan.new_areas:
+        added = plan.new_areas if dry_run else config.add_areas(cfg, plan.new_areas)
+        if added:
+            common.note(f"{'would add' if dry_run else 'added'} {len(added)} area"
+                        f"{'s' if len(added) > 1 else ''} to the 'areas' of {cfg.path}: "
+                        + ", ".join(repr(a) for a in added))
     _report(plan, dry_run)
 
 
 def _row(o) -> tuple[str, ...]:
     """STATUS, KEY, YEAR, TITLE, MATCH/PROBLEM, LINE for one outcome."""
-    from ..importers import INVALID, NEAR, NEW
+    from ..importers import HELD, INVALID, NEAR, NEW
     from ..latex import to_text
 
-    if o.status == INVALID:
+    if o.status in (INVALID, HELD):
         ref = o.problem
     elif o.match is not None:
         m = o.match
@@ -92,8 +119,8 @@ def _row(o) -> tuple[str, ...]:
             ref += f"; {o.problem}"
     else:
         ref = ""
-    status = {NEW: "added", NEAR: "review, added" if o.added else "review"}.get(o.status,
-                                                                               o.status)
+    status = {NEW: "added", NEAR: "review, added" if o.added else "review",
+              HELD: "review"}.get(o.status, o.status)
     rec = o.record
     return (status, rec.key if o.added else "", str(rec.year or ""), to_text(rec.title), ref,
             str(o.item.line))

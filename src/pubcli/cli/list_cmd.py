@@ -81,8 +81,8 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
     if format is ListFormat.keys:
         return render.as_keys(groups)
     if format is ListFormat.bibtex:
-        text = render.as_bibtex(groups, lambda r: store.source_text(lib, r))
-        return render.clean(text) if common.stdout_is_terminal() else text
+        # piped too: control characters never reach a text output (README)
+        return render.clean(render.as_bibtex(groups, lambda r: store.source_text(lib, r)))
     if not groups:
         return ""
     if not common.stdout_is_terminal():

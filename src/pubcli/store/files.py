@@ -62,6 +62,21 @@ def decode(data: bytes, path: Path | str | None = None) -> tuple[str, bool]:
     return text, bom
 
 
+#: Every file :func:`atomic_write` replaced in this process, in order: what is true
+#: after an interrupt (the CLI compares :func:`write_count` before and after a command).
+_REPLACED: list[Path] = []
+
+
+def write_count() -> int:
+    """How many files this process has replaced so far (see :func:`replaced_since`)."""
+    return len(_REPLACED)
+
+
+def replaced_since(count: int) -> list[Path]:
+    """The files replaced since :func:`write_count` gave ``count``, each once."""
+    return list(dict.fromkeys(_REPLACED[count:]))
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that readers see the old or the new file, never
     a mix. A symlink stays a symlink: its target is replaced."""
@@ -98,6 +113,7 @@ def atomic_write(path: Path, data: bytes) -> None:
                 os.chown(tmp, *owner)
         os.chmod(tmp, mode)
         os.replace(tmp, real)
+        _REPLACED.append(Path(path))
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

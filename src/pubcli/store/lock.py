@@ -51,6 +51,19 @@ def open_lock_file(lp: Path, mode: int) -> int:
     return fd
 
 
+def _open_failure(lp: Path, exc: OSError) -> str:
+    """Why the lock file could not be opened, as it is: missing and not creatable (the
+    folder), or there but neither writable nor readable by this user."""
+    why = exc.strerror or str(exc)
+    if not os.path.lexists(lp):
+        return f"cannot create the lock file {lp}: {why}; nothing was written"
+    if os.path.isdir(lp):
+        return f"the lock file {lp} is a directory; remove it; nothing was written"
+    return (f"the lock file {lp} exists but cannot be opened ({why}): this user may not "
+            "write or read it; its owner can make it group-writable, or remove it while no "
+            "pubcli runs; nothing was written")
+
+
 @contextlib.contextmanager
 def locked(path: Path, *, timeout: float | None = None,
            on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
@@ -63,8 +76,7 @@ def locked(path: Path, *, timeout: float | None = None,
     try:
         fd = open_lock_file(lp, lock_mode(path))
     except OSError as exc:
-        raise WriteError(f"cannot create the lock file {lp}: {exc.strerror or exc}",
-                         path=path) from None
+        raise WriteError(_open_failure(lp, exc), path=path) from None
     try:
         start = time.monotonic()
         told = False
