@@ -198,3 +198,16 @@ def test_a_saved_value_reads_back_whole_and_the_library_says_what_the_file_says(
 def test_a_macro_named_in_its_own_definition_reads_as_empty():
     fields, _ = read("@string{j = 2301}\n@string{j = {a} # j # {b}}\n@misc{k, note = j}\n\n")
     assert fields["k"] == {"note": "ab"}  # as BibTeX reads it, not "a2301b"
+
+
+def test_a_carriage_return_ends_a_line_as_a_line_feed_does():
+    # BibTeX ends a line at every CR and LF (a CRLF ends two): in a CR-only file a '%'
+    # comments out nothing past its own line, and the last line is the last one only
+    text = "% a comment\r@misc{a, title={x}}\r@misc{b, title={y}} @misc{c, title={z}}\r"
+    parsed = bibtex.parse(text)
+    assert [(r.key, r.source.read_only.startswith(bibtex.UNREAD)) for r in parsed.records] == [
+        ("a", False), ("b", False), ("c", True)]
+    assert not parsed.failed
+    crlf = bibtex.parse(text.replace("\r", "\r\n"))  # its last line is the empty one
+    assert [r.source.read_only for r in crlf.records] == ["", "", ""]
+    assert bibtex.writable("one\r\n  @two") == "one @two"

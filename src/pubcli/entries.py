@@ -365,20 +365,13 @@ def keep_or_renew_key(rec: Record, taken: set[str]) -> tuple[Record, str | None]
     from .keys import make_key, unique_key
 
     key = rec.key
-    valid = bool(bibtex.READ_KEY_RE.match(key)) and not _writer_refuses_key(key)
+    valid = bool(bibtex.CITABLE_KEY_RE.match(key))
     if valid and key.casefold() not in taken:
         taken.add(key.casefold())
         return rec, None
     new = unique_key(key, taken) if valid else make_key(rec, taken)
     taken.add(new.casefold())
     return rec.copy(key=new), key
-
-
-# The writer (pubcli.bibtex.check_key) writes only keys pubcli would give (KEY_RE), not
-# every key BibTeX reads (READ_KEY_RE: abntex2's 'abnt-etal=2'); until it writes those
-# read from a file, they are renewed with a note rather than failing the write.
-def _writer_refuses_key(key: str) -> bool:
-    return not bibtex.KEY_RE.match(key)
 
 
 def renewed_key_note(old_key: str, new_key: str) -> str:
@@ -388,10 +381,11 @@ def renewed_key_note(old_key: str, new_key: str) -> str:
     if not bibtex.READ_KEY_RE.match(old_key):
         return (f"BibTeX cannot read {old_key!r} as a key (white space, a comma, a '}}' or "
                 f"a control character); the entry is added as '{new_key}'")
-    if _writer_refuses_key(old_key):
-        bad = " ".join(repr(c) for c in sorted(set(old_key)) if not bibtex.KEY_RE.match(c))
-        return (f"BibTeX reads the key '{old_key}', but pubcli does not write keys with "
-                f"{bad} yet; the entry is added as '{new_key}'")
+    if not bibtex.CITABLE_KEY_RE.match(old_key):
+        bad = " ".join(repr(c) for c in sorted(set(old_key))
+                       if not bibtex.CITABLE_KEY_RE.match(c))
+        return (f"BibTeX reads the key '{old_key}', but LaTeX cannot \\cite a key with "
+                f"{bad}; the entry is added as '{new_key}'")
     return f"the key '{old_key}' is taken; the entry is added as '{new_key}'"
 
 

@@ -113,7 +113,7 @@ _DIGITS_RE = re.compile(r"[0-9]+")
 _ENTRY_HEAD_RE = re.compile(r"@[ \t\r\n]*((?![0-9])" + _ID + r"+)[ \t\r\n]*\{[ \t\r\n]*"
                             r"([^,} \t\r\n]*)[ \t\r\n]*")
 _SPECIAL = frozenset({"comment", "string", "preamble"})
-_AT_LINE_RE = re.compile(r"\n[ \t]*@")
+_AT_LINE_RE = re.compile(r"[\r\n][ \t]*@")
 _OPENS_RE = re.compile(r"@[ \t]*" + _ID + r"+[ \t\r\n]*[{(]")
 
 
@@ -409,9 +409,10 @@ class _Reader:
         self.comment_end = -1  # end of the braces of the last @comment (as biber reads it)
         self._newlines: list[int] | None = None
         self.stop_from = -1  # BibTeX reads no command starting at or after this
-        # where the file's last line starts (a final newline ends it; it starts no other)
-        self.last_line = text.rfind("\n", 0, len(text) - 1 if text.endswith("\n") else
-                                    len(text)) + 1
+        # where the file's last line starts (a final line end ends it; it starts no other)
+        # (BibTeX ends a line at every CR and every LF: a CRLF ends two, the second empty)
+        end = len(text) - 1 if text[-1:] in ("\r", "\n") else len(text)
+        self.last_line = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end)) + 1
 
     def line_of(self, pos: int) -> int:
         """1-based line of ``pos`` (positions are asked in increasing order, mostly)."""
@@ -529,9 +530,9 @@ class _Reader:
         if cmd.start < self.comment_end:
             return ("inside @comment{...}, but BibTeX skips only the word @comment and "
                     "still reads this entry")
-        if cmd.start == 0 or text[cmd.start - 1] == "\n":
+        if cmd.start == 0 or text[cmd.start - 1] in "\r\n":
             return ""
-        line_start = text.rfind("\n", 0, cmd.start) + 1
+        line_start = max(text.rfind("\n", 0, cmd.start), text.rfind("\r", 0, cmd.start)) + 1
         if "%" in text[line_start:cmd.start]:
             return ("commented out with '%', but BibTeX has no comment character and still "
                     "reads this entry; delete it, or remove its '@'")

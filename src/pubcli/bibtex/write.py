@@ -26,6 +26,9 @@ KEY_RE = re.compile(r"^[^\s,{}()\"#%~\\=$&^\x00-\x1f\x7f]+$")
 #: what BibTeX reads as the key of a ``{`` entry (up to a comma, white space or '}'),
 #: without control characters
 READ_KEY_RE = re.compile(r"^[^,}\s\x00-\x1f\x7f]+$")
+#: a key kept as written from a file: BibTeX reads it whole and LaTeX's \\cite takes it
+#: (no '%', which comments out the rest of the line, no '#', '~', '\\', '{' or '}')
+CITABLE_KEY_RE = re.compile(r"^[^,{}%#~\\\s\x00-\x1f\x7f]+$")
 # a field name pubcli writes: a BibTeX identifier in ASCII (JabRef's __markedentry too)
 FIELD_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_:.+-]*$")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -44,7 +47,7 @@ def braces_balanced(value: str) -> bool:
 
 _BRACES = re.compile(r"[{}]")
 _ESCAPED_OR_BARE = re.compile(r"\\\\|\\[{}]|[{}]")
-_AT_LINE = re.compile(r"\n[ \t]*(?=@)")
+_AT_LINE = re.compile(r"[ \t\r\n]*[\r\n][ \t]*(?=@)")
 
 
 def writable(value: str) -> str:
@@ -54,7 +57,7 @@ def writable(value: str) -> str:
     ``@`` is joined to the line before (BibTeX reads the break as a space either way; a
     reader that lost its way restarts at such a line). A bare brace without a partner
     is refused by :func:`check_value`."""
-    if "\n" in value:
+    if "\n" in value or "\r" in value:
         value = _AT_LINE.sub(" ", value)
     if braces_balanced(value):
         return value
@@ -130,9 +133,16 @@ def format_value(value: str, name: str = "") -> str:
     return "{" + writable(value) + "}"
 
 
+def _check_written_key(key: str) -> None:
+    """The writer writes any key BibTeX reads back whole (``abnt-etal=2``, ``O'Hara_1999``:
+    keys kept from a file); a key pubcli makes or a user gives passed :func:`check_key`."""
+    if not READ_KEY_RE.match(key):
+        check_key(key)  # raises, naming what a key may not hold
+
+
 def format_entry(record: Record, *, indent: str = "  ", newline: str = "\n") -> str:
     """A new entry in the conventional layout: one field per line, ``name = {value}``."""
-    check_key(record.key)
+    _check_written_key(record.key)
     lines = [f"@{record.type}{{{record.key},"]
     for name, value in record.fields.items():
         check_value(record.key, name, value)
@@ -169,7 +179,8 @@ def _locate_fields(raw: str, src: Source) -> list[tuple[int, int, int]] | None:
 def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping[str, str],
                 *, indent: str = "  ") -> str:
     """Rewrite one entry's text for ``new``, changing as little as possible."""
-    check_key(new.key)
+    if new.key != old.key:
+        _check_written_key(new.key)
     for name, value in new.fields.items():
         if old.fields.get(name) != value:
             check_value(new.key, name, value)
