@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..entries import EntryOptions
+from ..entries import EntryOptions, normalize_doi
 from . import BadResponse, NotFoundOnline, mapping
-from .http import Client, path_quote
+from .http import Client, segment
 
 # Crossref work types and CSL types -> BibTeX entry types.
 TYPES = {
@@ -34,7 +34,8 @@ PREPRINT_TYPES = frozenset({"posted-content", "article"})
 
 def work(client: Client, doi: str) -> dict | None:
     """The Crossref ``message`` for a DOI, or None when Crossref does not know it."""
-    resp = client.get("crossref", f"/works/{path_quote(doi)}")
+    doi = normalize_doi(doi)  # what is not a DOI is never sent
+    resp = client.get("crossref", f"/works/{segment(doi)}")
     if resp.status == 404:
         return None
     data = resp.json()

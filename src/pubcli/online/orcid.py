@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..entries import EntryOptions, normalize_doi
 from ..errors import ValidationError
 from . import BadResponse, NotFoundOnline, ids, mapping
-from .http import Client
+from .http import Client, segment
 
 ACCEPT = "application/vnd.orcid+json"
 TYPES = {"journal-article": "article", "conference-paper": "inproceedings",
@@ -33,7 +33,7 @@ def _value(obj, *path):
 
 
 def works(client: Client, orcid: str) -> list[mapping.Found]:
-    resp = client.get("orcid", f"/v3.0/{orcid}/works", accept=ACCEPT)
+    resp = client.get("orcid", f"/v3.0/{segment(orcid)}/works", accept=ACCEPT)
     if resp.status == 404:
         raise NotFoundOnline(f"ORCID does not know {orcid}")
     data = resp.json()
@@ -50,7 +50,7 @@ def works(client: Client, orcid: str) -> list[mapping.Found]:
 
 def details(client: Client, orcid: str, found: mapping.Found) -> mapping.Found:
     """``found`` with its authors, from the full work record."""
-    resp = client.get("orcid", f"/v3.0/{orcid}/work/{found.ids[ID_FIELD]}", accept=ACCEPT)
+    resp = client.get("orcid", f"/v3.0/{segment(orcid)}/work/{segment(found.ids[ID_FIELD])}", accept=ACCEPT)
     if resp.status == 404:
         return found
     data = resp.json()
