@@ -64,7 +64,22 @@ class FakeWeb:
             for s, p, q, replies in self.routes:
                 if s == service and p == path and all(query.get(k) == v for k, v in q.items()):
                     return replies.pop(0) if len(replies) > 1 else replies[0]
+        if service == "crossref" and path == "/works" and "doi:" in query.get("filter", ""):
+            return self._crossref_filter(query["filter"])
         return Reply(404, json.dumps({"status": "error", "message": "Resource not found."}))
+
+    def _crossref_filter(self, value: str) -> Reply:
+        """Crossref's ``filter=doi:a,doi:b`` (filters of one name are ORed): the works
+        routed as ``/works/{doi}``, as one list (DOIs compared case-insensitively)."""
+        items = []
+        for part in value.split(","):
+            doi = part.removeprefix("doi:").lower()
+            reply = next((r[0] for s, p, _, r in self.routes
+                          if s == "crossref" and p.lower() == f"/works/{doi}"), None)
+            if reply is not None and reply.status == 200:
+                items.append(json.loads(reply.body)["message"])
+        return json_reply({"status": "ok", "message-type": "work-list",
+                           "message": {"total-results": len(items), "items": items}})
 
     def _handler(self, service: str):
         web = self

@@ -71,7 +71,9 @@ def test_the_doi_arxiv_gives_leads_to_the_published_version(cli, web, library):
     r = cli("update", "ren2021zerooffload", "--dry-run", "-l", library)
     assert r.exit_code == 0, r.stderr
     assert "+ type = {inproceedings}" in r.stdout and "dry run" in r.stderr
-    assert not web.hits("crossref", "/works")  # no title query needed
+    # no title query needed: the one request is the DOI's
+    assert [q.get("filter") for _, _, q, _ in web.hits("crossref", "/works")] == \
+        ["doi:10.5555/atc21.offload"]
 
 
 def test_two_close_hits_are_not_picked(cli, web, library):

@@ -9,8 +9,13 @@
   (:func:`pubcli.latex.escape`);
   markup and HTML entities from the services (``<i>``, ``&amp;``) are removed;
   other characters stay as Unicode (the library is UTF-8);
-* months are month names (written as the ``jan``... macros);
-* page ranges use ``--``.
+* months are month names (written as the ``jan``... macros), and only when the
+  source knows the month: a placeholder ``YYYY-01-01`` date gives a year alone
+  (:func:`iso_month`);
+* page ranges use ``--``; a journal's article number stands as the pages;
+* DOIs in one form, lower case (:func:`doi`; DOIs are case-insensitive and
+  Crossref answers them so);
+* names with a generational suffix keep it (``King, Jr., Martin Luther``).
 
 What a source found is a :class:`Found`: the :class:`~pubcli.entries.EntryOptions`
 an add would be given (so the add's own validation, venue placement and field
@@ -81,11 +86,13 @@ def title(text: Any, subtitle: Any = None, *, tex_math: bool = False) -> str:
     return "".join(p if i % 2 else protect_case(escape(p)) for i, p in enumerate(parts))
 
 
-def person(given: Any = None, family: Any = None, literal: Any = None) -> str:
-    """One author from separate parts: "Family, Given"; an organisation in braces."""
-    g, f = clean_text(given), clean_text(family)
+def person(given: Any = None, family: Any = None, literal: Any = None,
+           suffix: Any = None) -> str:
+    """One author from separate parts: "Family, Given" ("Family, Jr., Given" with a
+    suffix); an organisation in braces."""
+    g, f, jr = clean_text(given), clean_text(family), clean_text(suffix)
     if f:
-        return escape(f"{f}, {g}" if g else f)
+        return escape(", ".join(p for p in (f, jr, g) if p))
     if g:
         return escape(g)
     lit = clean_text(literal)
@@ -109,6 +116,23 @@ def month(value: Any) -> str | None:
     except (TypeError, ValueError):
         return None
     return MONTH_NAMES[n - 1] if 1 <= n <= 12 else None
+
+
+def iso_month(date: Any) -> str | None:
+    """The month of an ISO date ``YYYY-MM[-DD]``, None when it has none or when it is
+    the placeholder ``YYYY-01-01`` that services write for a date known to the year."""
+    m = re.match(r"^\d{4}-(\d{2})(?:-(\d{2}))?", str(date or "").strip())
+    if not m or (m.group(1) == "01" and m.group(2) in ("01", None)):
+        return None
+    return month(m.group(1))
+
+
+def doi(value: Any) -> str | None:
+    """A DOI in its one form (``10.nnnn/suffix`` lower-cased), None when it is not one."""
+    from ..values import parse_doi
+
+    found = parse_doi(str(value)) if value else None
+    return found.lower() if found else None
 
 
 def year(value: Any) -> str | None:
