@@ -249,7 +249,8 @@ def test_sync_apply_writes_the_conventions_and_a_second_run_adds_nothing(cli, we
   openalex = {W4200000001},
   keywords = {Systems and networking},
 }""" in text
-    assert "author = {Bubeck, S{\\'{e}}bastien and Ruwase, Olatunji}," in text
+    # DBLP's S{\'{e}}bastien takes the spelling the library already gives him
+    assert "author = {Bubeck, S{\\'e}bastien and Ruwase, Olatunji}," in text
     assert "title = {Phi-4 at Scale: {R\\&D} Notes}," in text
     assert "author = {Ruwase, Olatunji and Gibbons, Phillip B.}," in text
     assert "  keywords = {Artificial intelligence},\n  featured = {true},\n" \
@@ -340,8 +341,9 @@ def test_dblp_editors_are_kept_for_edited_volumes_only(cli, web, tmp_path):
     r = cli("sync", "--dblp", "251/3272", "--apply", "-l", lib)
     assert r.exit_code == 0, r.stderr
     text = lib.read_text()
+    # DBLP's LaTeX names in the form of the (empty, so Unicode) library
     assert "@proceedings{ruwase2019proceedings,\n  editor = {Ruwase, Olatunji and " \
-           "M{\\\"{u}}ller, J{\\\"{u}}rgen},\n" in text
+           "Müller, Jürgen},\n" in text
     paper = text[text.index("@inproceedings"):]
     assert "editor" not in paper and "author = {Ruwase, Olatunji}," in paper
     assert cli("sync", "--dblp", "251/3272", "--apply", "-n", "-l", lib).exit_code == 2

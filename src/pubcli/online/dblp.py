@@ -62,9 +62,9 @@ def to_found(key: str, entry_type: str, fields: dict[str, str]) -> mapping.Found
                for a in f.pop("author", "").split(" and ") if a.strip()]
     venue_field = VENUE.get(entry_type)
     venue = f.pop(venue_field, None) if venue_field else None
-    doi = f.pop("doi", None)
+    doi = mapping.doi(f.pop("doi", None))
     url = f.pop("url", None)
-    if url and (doi and doi.lower() in url.lower() or "arxiv.org" in url):
+    if url and (doi and doi in url.lower() or "arxiv.org" in url):
         url = None
     if entry_type == "inproceedings":
         f.pop("publisher", None)

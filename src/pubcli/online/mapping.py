@@ -15,7 +15,10 @@
 * page ranges use ``--``; a journal's article number stands as the pages;
 * DOIs in one form, lower case (:func:`doi`; DOIs are case-insensitive and
   Crossref answers them so);
-* names with a generational suffix keep it (``King, Jr., Martin Luther``).
+* names with a generational suffix keep it (``King, Jr., Martin Luther``);
+* names in the library's own form (:func:`names_as_library`): the spelling the
+  library already gives a person, else Unicode in a Unicode library (DBLP's
+  ``M{\\"{u}}ller`` becomes ``Müller``).
 
 What a source found is a :class:`Found`: the :class:`~pubcli.entries.EntryOptions`
 an add would be given (so the add's own validation, venue placement and field
@@ -175,3 +178,62 @@ def is_preprint_type(entry_type: str) -> bool:
 
 def authors(items: Iterable[str]) -> list[str]:
     return [a for a in items if a]
+
+
+_ACCENT = re.compile(r"\\[`'^\"~=.uvHcdbk]|\\(?:ss|ae|oe|aa|o|l|i|j)\b", re.I)
+PEOPLE_FIELDS = ("author", "editor")
+
+
+class NameForm:
+    """How a library writes its people: the spelling of each person it names
+    (:func:`pubcli.names.known_names`), and whether accents are LaTeX commands
+    or Unicode letters (the majority of its names that have any)."""
+
+    def __init__(self, records: Iterable[Record]) -> None:
+        from ..names import known_names
+
+        records = list(records)
+        self.known = known_names(records)
+        latex = unicode = 0
+        for rec in records:
+            for k in PEOPLE_FIELDS:
+                value = rec.fields.get(k) or ""
+                if _ACCENT.search(value):
+                    latex += 1
+                elif not value.isascii():
+                    unicode += 1
+        self.latex = latex > unicode
+
+    def name(self, raw: str) -> str:
+        """One "Last, First" name in the library's form."""
+        from ..latex import fold, to_text
+
+        raw = raw.strip()
+        parts = [p.strip() for p in raw.split(",")]
+        display = " ".join(reversed(parts)) if len(parts) == 2 else raw
+        plain = to_text(display) if ("\\" in display or "{" in display) else display
+        hit = self.known.get(fold(" ".join(plain.split())))
+        if hit is not None:
+            return hit
+        if self.latex or "\\" not in raw:
+            return raw
+        whole = raw.startswith("{") and raw.endswith("}") and "," not in raw
+        text = escape(to_text(raw))
+        return "{" + text + "}" if whole else text
+
+    def field(self, value: str) -> str:
+        from ..names import split_authors
+
+        return " and ".join(self.name(n) for n in split_authors(value))
+
+
+def names_as_library(rec: Record, form: NameForm) -> Record:
+    """``rec`` with its author and editor names in the library's form."""
+    fields = dict(rec.fields)
+    changed = False
+    for k in PEOPLE_FIELDS:
+        if fields.get(k):
+            new = form.field(fields[k])
+            changed = changed or new != fields[k]
+            fields[k] = new
+    return rec.copy(fields=fields) if changed else rec

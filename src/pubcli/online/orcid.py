@@ -71,12 +71,12 @@ def to_found(s: dict) -> mapping.Found:
         v = str(_value(e, "external-id-value") or "").strip()
         try:
             if t == "doi" and doi is None:
-                doi = normalize_doi(v)
+                doi = mapping.doi(normalize_doi(v))
             elif t == "arxiv" and arxiv is None:
                 arxiv = ids.parse_arxiv(v)
         except ValidationError:
             continue
-    if doi and doi.lower().startswith("10.48550/"):
+    if doi and doi.startswith("10.48550/"):
         arxiv = arxiv or ids.arxiv_of({"doi": doi})
         doi = None
     if arxiv and entry_type == "misc":
@@ -85,8 +85,9 @@ def to_found(s: dict) -> mapping.Found:
     extra = {"eprint": arxiv, "archiveprefix": "arXiv" if arxiv else None}
     opts = EntryOptions(
         type=entry_type,
+        # researchers type their titles into ORCID, math as TeX ($\ell_1$)
         title=mapping.title(_value(s, "title", "title", "value"),
-                            _value(s, "title", "subtitle", "value")) or None,
+                            _value(s, "title", "subtitle", "value"), tex_math=True) or None,
         year=mapping.year(_value(s, "publication-date", "year", "value")),
         month=mapping.month(_value(s, "publication-date", "month", "value")),
         venue=mapping.venue(journal) if entry_type != "misc" else None,
