@@ -47,16 +47,8 @@ class Work:
     def rebuild(self) -> None:
         self.record, self.origin = merge(self.found)
 
-    def explain(self, names: Sequence[str] | None = None) -> str:
-        """"from Crossref: author, title...; from DBLP: dblp" for ``names`` (default:
-        every field)."""
-        by: dict[str, list[str]] = {}
-        for k in (names if names is not None else self.record.fields):
-            src = self.origin.get(k)
-            if src:
-                by.setdefault(src, []).append(k)
-        order = sorted(by, key=lambda s: PRIORITY.get(s, 9))
-        return "; ".join(f"from {NAMES.get(s, s)}: {', '.join(by[s])}" for s in order)
+    def explain(self) -> str:
+        return explain(self.origin, list(self.record.fields))
 
     @property
     def sources(self) -> list[str]:
@@ -67,11 +59,25 @@ class Work:
         return ", ".join(NAMES.get(s, s) for s in self.sources)
 
 
+def explain(origin: dict[str, str], names: Sequence[str]) -> str:
+    """"from Crossref: author, title; from DBLP: dblp": the source of each field named."""
+    by: dict[str, list[str]] = {}
+    for k in names:
+        if origin.get(k):
+            by.setdefault(origin[k], []).append(k)
+    order = sorted(by, key=lambda s: PRIORITY.get(s, 9))
+    return "; ".join(f"from {NAMES.get(s, s)}: {', '.join(by[s])}" for s in order)
+
+
 @dataclass
 class Change:
     old: Record
     new: Record
     added: list[str]           # field names gained
+    origin: dict[str, str] = field(default_factory=dict)   # field -> its source
+
+    def explain(self) -> str:
+        return explain(self.origin, self.added)
 
 
 @dataclass
@@ -288,6 +294,7 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
                     ch = changes[id(old)] = Change(old, new, [])
                     out.changed.append(ch)
                 ch.new = new
+                ch.origin.update((k, work.origin.get(k, "")) for k in gained)
                 ch.added += list(gained)
                 _index_ids(by_id, new, old)
             if mapping.is_preprint_type(old.type) and not mapping.is_preprint_type(rec.type):
