@@ -1,4 +1,4 @@
-"""The one module that talks HTTP (standard library ``urllib``, imported here only).
+"""The one module that talks HTTP (standard library ``http.client``, imported here only).
 
 * Base URLs: each service has a default and an environment variable standing for
   its scheme and host only (:data:`SERVICES`); paths and parameters stay the
