@@ -171,9 +171,12 @@ WRAPPER = """
 import atexit, resource, runpy, sys
 out = sys.argv.pop(1)
 def peak():
+    # VmHWM: this process's own peak (ru_maxrss would count the forking parent's too)
     r = resource.getrusage(resource.RUSAGE_SELF)
+    with open("/proc/self/status") as st:
+        kib = next(int(ln.split()[1]) for ln in st if ln.startswith("VmHWM:"))
     with open(out, "w") as fh:
-        fh.write(f"{r.ru_maxrss / 1024} {r.ru_utime + r.ru_stime}")
+        fh.write(f"{kib / 1024} {r.ru_utime + r.ru_stime}")
 atexit.register(peak)
 sys.argv[0] = "pubcli"
 runpy.run_module("pubcli", run_name="__main__")

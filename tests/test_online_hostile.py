@@ -200,8 +200,11 @@ _WRAPPER = """
 import atexit, resource, runpy, sys
 out = sys.argv.pop(1)
 def peak():
+    # VmHWM: this process's own peak (ru_maxrss would count the forking parent's too)
+    with open("/proc/self/status") as st:
+        kib = next(int(ln.split()[1]) for ln in st if ln.startswith("VmHWM:"))
     with open(out, "w") as fh:
-        fh.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+        fh.write(str(kib / 1024))
 atexit.register(peak)
 sys.argv[0] = "pubcli"
 runpy.run_module("pubcli", run_name="__main__")
