@@ -261,8 +261,9 @@ def test_orcid_tex_is_not_escaped_twice(cli, web, lib):
     works = {"group": [{"work-summary": [dict(ORCID_TEX["group"][0]["work-summary"][0],
                                               **{"external-ids": {"external-id": []}})]}]}
     web.route("orcid", f"/v3.0/{ORCID_ID}/works", json_reply(works))
-    web.route("orcid", f"/v3.0/{ORCID_ID}/work/555", json_reply(
-        {"contributors": {"contributor": [{"credit-name": {"value": "Ann Lee"}}]}}))
+    web.route("orcid", f"/v3.0/{ORCID_ID}/works/555", json_reply({"bulk": [{"work": {
+        "put-code": 555,
+        "contributors": {"contributor": [{"credit-name": {"value": "Ann Lee"}}]}}}]}))
     r = cli("sync", "--orcid", ORCID_ID, "--apply", "-l", lib)
     assert r.exit_code == 0, r.stderr
     assert r"title = {Sparse $\ell_1$ Recovery}" in lib.read_text()
@@ -277,3 +278,23 @@ def test_no_contact_address_is_said_once(cli, web, lib, monkeypatch):
     assert r.stderr.count("no contact address is set") == 1
     (_, _, q, h), = web.hits("crossref")
     assert "mailto" not in q and "mailto" not in h["User-Agent"]
+
+
+def test_orcid_only_works_get_their_authors_in_one_bulk_read(cli, web, lib):
+    summaries = [{"work-summary": [{
+        "put-code": code, "type": "journal-article",
+        "title": {"title": {"value": f"Work Number {code}"}},
+        "publication-date": {"year": {"value": "2020"}},
+        "journal-title": {"value": "J. Things"}, "external-ids": {"external-id": []}}]}
+        for code in (11, 22, 33)]
+    web.route("orcid", f"/v3.0/{ORCID_ID}/works", json_reply({"group": summaries}))
+    web.route("orcid", f"/v3.0/{ORCID_ID}/works/11,22,33", json_reply({"bulk": [
+        {"work": {"put-code": code, "contributors": {"contributor": [
+            {"credit-name": {"value": f"Ann Lee{'' if code == 11 else ' Jr.'}"}}]}}}
+        for code in (11, 22)] + [{"error": {"response-code": 404}}]}))
+    r = cli("sync", "--orcid", ORCID_ID, "--apply", "-l", lib)
+    assert r.exit_code == 0, r.stderr
+    assert len(web.hits("orcid")) == 2   # the summaries, then one bulk read
+    text = lib.read_text()
+    assert "author = {Lee, Ann}" in text and "author = {Lee, Jr., Ann}" in text
+    assert "Work Number 33" not in text and "Work Number 33" in r.stderr  # no authors

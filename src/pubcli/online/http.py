@@ -146,11 +146,6 @@ def segment(value: str) -> str:
     return out.replace(".", "%2E") if out.strip(".") == "" else out
 
 
-def path_quote(segment_value: str) -> str:
-    """Kept for callers naming a DOI in a path: :func:`segment`."""
-    return segment(segment_value)
-
-
 def allowed_redirect(service: str, current: str, target: str) -> str | None:
     """Why following ``current`` -> ``target`` is refused, or None when it is fine."""
     a, b = urlsplit(current), urlsplit(target)

@@ -136,10 +136,34 @@ def fetch(client: Client, people: dict[str, str]) -> tuple[list[Work], list[str]
         known = {}   # asked one by one below
     for work in works:
         try:
-            complete(client, work, people.get("orcid"), known)
+            complete(client, work, None, known)
         except (NetworkError, BadResponse, NotFoundOnline) as exc:
             warnings.append(f"{work.label}: '{work.record.title}': {_short(exc)}")
+    orcid_id = people.get("orcid")
+    if orcid_id:
+        _orcid_authors(client, orcid_id, [w for w in works if _needs_authors(w)], warnings)
     return works, warnings
+
+
+def _orcid_authors(client: Client, orcid_id: str, works: list["Work"],
+                   warnings: list[str]) -> None:
+    """The authors of works only ORCID describes, from its full records, in bulk."""
+    from . import orcid
+
+    founds = [f for w in works for f in w.found if f.source == "orcid" and orcid.ID_FIELD in f.ids]
+    try:
+        orcid.details_many(client, orcid_id, founds)
+    except BadResponse:
+        for f in founds:   # asked one by one
+            try:
+                orcid.details(client, orcid_id, f)
+            except (NetworkError, BadResponse, NotFoundOnline) as exc:
+                warnings.append(f"ORCID: '{f.opts.title}': {_short(exc)}")
+    except (NetworkError, NotFoundOnline) as exc:
+        warnings.append(f"ORCID ({orcid_id}): the authors of {len(works)} works: "
+                        f"{_short(exc)}")
+    for w in works:
+        w.rebuild()
 
 
 def _needs_authors(work: "Work") -> bool:
