@@ -150,7 +150,8 @@ def progress_bar(label: str):
         task = bar.add_task(label, total=None)
 
         def update(what: str, done: int, total: int) -> None:
-            bar.update(task, description=what, completed=done, total=total)
+            """``total`` 0: not known (the bar pulses)."""
+            bar.update(task, description=what, completed=done, total=total or None)
 
         yield update
 

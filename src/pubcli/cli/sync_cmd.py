@@ -66,7 +66,11 @@ def sync_command(
     store.read_text(path)  # a missing library is reported before going online
     client = Client.from_environment()
     common.note_contact(client)
-    works, warnings = sync.fetch(client, people)
+    with common.progress_bar("asking the sources") as progress:
+        if progress is not None:
+            client.on_request = lambda name, n: progress(f"asking {name} ({n} requests)", n, 0)
+        works, warnings = sync.fetch(client, people)
+        client.on_request = None
     for line in warnings:
         common.warn(line)
     with store.transaction(path, dry_run=not apply, on_wait=common.note) as lib:

@@ -252,6 +252,7 @@ class Client:
     backoff: float = BACKOFF
     deadline: float | None = None     # seconds for the whole command (None: no limit)
     max_body: int = MAX_BODY
+    on_request: Callable[[str, int], None] | None = None   # (service name, requests so far)
     _spacing: dict[str, float] = field(default_factory=dict)
     _last: dict[str, float] = field(default_factory=dict)
     _start: float = field(default_factory=time.monotonic)
@@ -303,6 +304,8 @@ class Client:
             hit = self.cache.get(shown, accept)
             if hit is not None:
                 return Response(shown, hit[0], hit[1], hit[2], cached=True)
+        if self.on_request is not None:
+            self.on_request(NAMES.get(service, service), self.requests)
         with _lock_for(service):
             resp = self._fetch(service, url, shown, accept)
         if any(len(k) >= 6 and k.encode() in resp.body for k in self.api_keys.values()):
