@@ -302,6 +302,8 @@ def test_redirect_rules():
                             "https://arxiv.org:8443/api/query") == "to another site"
     assert allowed_redirect("dblp", "https://dblp.org/pid/1/2.bib",
                             "file:///etc/passwd") == "to a file: URL"
+    assert allowed_redirect("dblp", "https://dblp.org/pid/1/2.bib",
+                            "https://dblp.org:99999999/x") == "to a malformed URL"
 
 
 def test_one_home_hides_every_secret():

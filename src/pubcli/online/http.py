@@ -162,7 +162,10 @@ def allowed_redirect(service: str, current: str, target: str) -> str | None:
     if b.netloc.lower() in own:
         return None
     host = (b.hostname or "").lower()
-    default_port = b.port is None or b.port == (443 if b.scheme == "https" else 80)
+    try:
+        default_port = b.port is None or b.port == (443 if b.scheme == "https" else 80)
+    except ValueError:   # "host:port" with a port that is not one
+        return "to a malformed URL"
     if host in REDIRECT_HOSTS.get(service, frozenset()) and default_port:
         return None
     return "to another site"
@@ -269,7 +272,7 @@ class Client:
 
     # ------------------------------------------------------------ secrets
     def secrets(self) -> list[str]:
-        return [s for s in [*self.api_keys.values(), self.mailto or ""] if s]
+        return [s for s in [*self.api_keys.values(), self.mailto or ""] if len(s) >= 4]
 
     def hide(self, text: str) -> str:
         """``text`` with every secret (as written, and URL-encoded) replaced by ``...``;
