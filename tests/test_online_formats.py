@@ -298,3 +298,19 @@ def test_orcid_only_works_get_their_authors_in_one_bulk_read(cli, web, lib):
     text = lib.read_text()
     assert "author = {Lee, Ann}" in text and "author = {Lee, Jr., Ann}" in text
     assert "Work Number 33" not in text and "Work Number 33" in r.stderr  # no authors
+
+
+@pytest.mark.parametrize("summary, comment, withdrawn", [
+    ("This paper has been withdrawn by the authors.", "", True),
+    ("Withdrawn.", "", True),
+    ("We model how a drug that was withdrawn from the market ...", "12 pages", False),
+    ("Text.", "withdrawn: a flaw in Lemma 2", True),
+])
+def test_withdrawn_is_read_from_the_comment_or_an_abstract_replaced_by_the_notice(
+        summary, comment, withdrawn):
+    from pubcli.online import arxiv
+
+    body = feed(atom_entry("1903.01234", "T", comment=comment, summary=summary)).encode()
+    pre = arxiv.parse(body, "1903.01234")
+    assert pre.withdrawn is withdrawn
+    assert any("withdrawn" in n for n in pre.found.notes) is withdrawn

@@ -327,3 +327,53 @@ def test_a_secret_free_cache(hostile, lib, tmp_path):
         if f.is_file():
             data = f.read_bytes()
             assert SECRET.encode() not in data and b"tester@example.org" not in data
+
+
+@pytest.fixture
+def tls(tmp_path):
+    """A certificate for 127.0.0.1 (made with openssl) that the child trusts."""
+    import shutil
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return cert, key
+
+
+def test_a_redirect_from_https_to_http_is_refused_and_named(hostile, lib, tmp_path, tls):
+    import ssl
+
+    cert, key = tls
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    plain = f"http://127.0.0.1:{hostile.other.server_address[1]}"
+
+    class Downgrade(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            self.send_response(301)
+            self.send_header("Location", plain + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Downgrade)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.02},
+                     daemon=True).start()
+    try:
+        before = lib.read_bytes()
+        rc, err, _, _ = run(hostile, tmp_path, *ADD, "-l", str(lib),
+                            PUBCLI_CROSSREF_URL=f"https://127.0.0.1:{srv.server_address[1]}",
+                            SSL_CERT_FILE=str(cert))
+        line = one_error(err)
+        assert rc == 2 and "a redirect from https to http was not followed" in line
+        assert plain in line and lib.read_bytes() == before
+        assert not [p for p in hostile.paths if "works" in p]   # the http site never asked
+    finally:
+        srv.shutdown()
+        srv.server_close()

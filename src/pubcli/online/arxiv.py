@@ -30,6 +30,9 @@ ARXIV = "{http://arxiv.org/schemas/atom}"
 BATCH = 50          # ids per id_list request (arXiv takes a comma-separated list)
 _WITHDRAWN = re.compile(r"\b(?:has been|was|is) withdrawn\b|\bwithdrawn by\b|^withdrawn\b",
                         re.I)
+# an abstract replaced by the withdrawal notice starts with it
+_WITHDRAWN_SUMMARY = re.compile(r"^(?:this (?:paper|article|submission|manuscript|work) "
+                                r"(?:has been|is|was) withdrawn|withdrawn\b)", re.I)
 
 
 @dataclass
@@ -119,7 +122,7 @@ def _preprint(entry, arxiv_id: str) -> Preprint:
         primary_class = ""
     comment = mapping.clean_text(entry.findtext(f"{ARXIV}comment"))
     summary = mapping.clean_text(entry.findtext(f"{ATOM}summary"))
-    withdrawn = bool(_WITHDRAWN.search(comment) or _WITHDRAWN.search(summary[:200]))
+    withdrawn = bool(_WITHDRAWN.search(comment) or _WITHDRAWN_SUMMARY.match(summary))
     opts = EntryOptions(
         type="misc",
         title=mapping.title(entry.findtext(f"{ATOM}title"), tex_math=True) or None,
