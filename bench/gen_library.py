@@ -80,7 +80,8 @@ def make_entry(i: int, rng: random.Random) -> tuple[str, dict]:
     elif etype == "article":
         fields.append(("journal", "{Journal of " + rng.choice(WORDS).capitalize() + "}"))
         fields.append(("volume", str(rng.randint(1, 60))))
-        fields.append(("pages", f"{rng.randint(1, 500)}--{rng.randint(501, 900)}"))
+        # braced: BibTeX reads a bare 283--631 as the number 283 and an error
+        fields.append(("pages", f"{{{rng.randint(1, 500)}--{rng.randint(501, 900)}}}"))
     elif etype == "techreport":
         fields.append(("institution", "{Microsoft Research}"))
         fields.append(("number", "{MSR-TR-%d-%d}" % (year, rng.randint(1, 99))))

@@ -75,8 +75,11 @@ def test_each_kind_of_problem_is_found_on_its_line():
     assert [(f.line, f.key, f.severity) for f in dup] == [(23, "okarticle", "error")]
     assert "first used on line 2" in dup[0].message
     assert [(f.line, f.severity) for f in found["parse-error"]] == [(24, "error")]
-    # the entry after the broken block is still read and checked (it is clean)
-    assert not [f for f in findings_of(BAD) if f.key == "after"]
+    # the entry after the broken block is shown, and said to be unread by BibTeX (it is
+    # inside the value never closed); nothing else is wrong with it
+    after = [f for f in findings_of(BAD) if f.key == "after"]
+    assert [(f.line, f.code, f.severity) for f in after] == [(25, "unread-entry", "warning")]
+    assert "BibTeX does not read this entry" in after[0].message
     # findings come in file order
     lines = [f.line for f in findings_of(BAD)]
     assert lines == sorted(lines)
@@ -144,7 +147,7 @@ def test_findings_exit_1_with_file_and_line_in_text(cli, bad_lib, chdir):
     assert any(ln.startswith("library.bib:23: error: duplicate key 'okarticle'") for ln in lines)
     assert any(ln.startswith("library.bib:24: error: could not parse") and
                ln.endswith("[parse-error]") for ln in lines)
-    assert "2 errors, 9 warnings" in r.stderr
+    assert "2 errors, 10 warnings" in r.stderr
     assert bad_lib.read_bytes() == before
     assert sorted(p.name for p in bad_lib.parent.iterdir()) == ["library.bib", "pubcli.toml"]
 
@@ -209,7 +212,7 @@ def test_unreadable_file_among_others_still_reports_the_rest(cli, tmp_path, bad_
     missing = tmp_path / "missing.bib"
     r = cli("check", "-f", "json", bad_lib, missing)
     assert r.exit_code == 2
-    assert len(json.loads(r.stdout)) == 11
+    assert len(json.loads(r.stdout)) == 12
     assert r.stderr == f"error: {missing}: no such file\n"
 
 
@@ -218,7 +221,7 @@ def test_every_unreadable_file_gets_its_error_line_from_the_boundary(cli, tmp_pa
     r = cli("check", one, bad_lib, two)
     assert r.exit_code == 2  # a read error outranks the findings of the readable file
     assert r.stderr == f"error: {one}: no such file\nerror: {two}: no such file\n"
-    assert r.stdout.count("\n") == 11
+    assert r.stdout.count("\n") == 12
 
 
 def test_check_returns_its_exit_code_instead_of_exiting(library):

@@ -198,7 +198,8 @@ def test_sigkill_at_random_moments_leaves_old_or_new(tmp_path):
     assert kills >= min(KILLS, 200), f"only {kills} kills fitted in {TIME_BUDGET:g} s"
     assert temp_files(folder) == []
     lib = store.load(path, use_cache=False)
-    assert lib.problems == [] and len(lib) >= 30
+    # the only problem: BibTeX reads the comment's '@ signs' as a command and errs
+    assert [p.kind for p in lib.problems] == ["bibtex"] and len(lib) >= 30
     assert lib.macros.get("acm") == "ACM"
     assert path.read_text(encoding="utf-8").startswith("% kept verbatim: {braces} and @ signs\n")
     # the kills really landed on both sides of the rename
@@ -276,5 +277,5 @@ def test_sigkill_of_the_real_cli_leaves_old_or_new(tmp_path):
                           timeout=120).returncode == 0
     assert path.read_bytes() == new
     assert temp_files(folder) == []
-    assert store.load(path).problems == []
+    assert [p.kind for p in store.load(path).problems] == ["bibtex"]  # the comment's "@ signs"
     print(f"\ncrash: {kills} SIGKILLs of the real CLI survived: {seen}", file=sys.stderr)

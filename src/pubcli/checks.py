@@ -36,7 +36,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
-from . import values
+from . import bibtex, values
 from .inherit import Inheritance
 from .library import Library
 from .model import AREA_FIELD, Record, split_areas
@@ -97,7 +97,11 @@ def _load_problems(library: Library) -> Iterable[Finding]:
                           "or edited by pubcli until it has one", ERROR)
             continue
         why = rec.source.read_only if rec.source is not None else ""
-        if why:
+        if why.startswith(bibtex.UNREAD):
+            yield Finding(rec.line, rec.key, None, "unread-entry",
+                          f"entry '{rec.key}': {why}; pubcli shows it but leaves its text "
+                          "alone", WARNING)
+        elif why:
             m = re.match(r"duplicate fields? \(?([^()]+)\)?$", why)
             yield Finding(rec.line, rec.key, m.group(1) if m else None,
                           "duplicate-field" if m else "parse-warning",

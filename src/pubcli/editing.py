@@ -164,12 +164,8 @@ def check_entry(new: Record, lib: Library, old: Record) -> None:
     bibtex.check_key(new.key)
     check_type(new.type, force=True)
     for name, value in new.fields.items():
-        if not bibtex.FIELD_NAME_RE.match(name):
-            raise ValidationError(f"'{name}' is not a valid BibTeX field name",
-                                  path=lib.path, line=old.line, field=name)
-        if not bibtex.braces_balanced(value):
-            raise ValidationError(f"unbalanced braces in {value!r}", path=lib.path,
-                                  line=old.line, field=name)
+        if old.fields.get(name) != value:  # an unchanged field keeps its text as written
+            bibtex.check_value(new.key, name, value, path=lib.path, line=old.line)
     if new.key.casefold() != old.key.casefold() and lib.has_key(new.key):
         other = next(r for r in lib.records if r.key.casefold() == new.key.casefold())
         raise ValidationError(f"the key '{new.key}' is already used on line {other.line}",

@@ -284,10 +284,7 @@ def _check(rec: Record, *, force: bool, hint: str, inherited: Mapping[str, str],
         names = ", ".join(describe(s) for s in missing)
         raise ValidationError(f"@{rec.type} needs {names}{hint}; nothing was written")
     for name, value in rec.fields.items():
-        if not bibtex.FIELD_NAME_RE.match(name):
-            raise ValidationError(f"'{name}' is not a valid BibTeX field name")
-        if not bibtex.braces_balanced(value):
-            raise ValidationError(f"unbalanced braces in {value!r}", field=name)
+        bibtex.check_value(rec.key, name, value)
 
 
 def apply_extras(rec: Record, areas: Iterable[str] = (), featured: bool = False) -> Record:

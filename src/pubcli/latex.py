@@ -77,7 +77,8 @@ SYMBOLS = {
     "texttrademark": "\u2122",
     "thinspace": " ", "enspace": " ", "quad": " ", "qquad": " ", "space": " ",
     "newline": " ", "linebreak": " ", "break": " ", "par": " ", "hfil": " ", "hfill": " ",
-    "textbackslash": "\\", "bs": "\\", "textasciitilde": "~", "textquoteleft": "\u2018",
+    "textbackslash": "\\", "bs": "\\", "textbraceleft": "{", "textbraceright": "}",
+    "textasciitilde": "~", "textquoteleft": "\u2018",
     "textquoteright": "\u2019", "textquotedblleft": "\u201c", "textquotedblright": "\u201d",
 }
 
@@ -503,8 +504,27 @@ _UNESCAPED_BRACE_RE = _lazy(r"(?<!\\)[{}]")
 
 def escape(text: str) -> str:
     """Plain text -> LaTeX text: ``\\ { } & % $ # _ ~ ^`` escaped ("50% & more" ->
-    ``50\\% \\& more``); other characters stay as they are (Unicode)."""
-    return _TEX_SPECIAL_RE.sub(lambda m: _TEX_ESCAPES[m.group(0)], text)
+    ``50\\% \\& more``); other characters stay as they are (Unicode). Braces that pair
+    up become ``\\{``/``\\}``; one without a partner becomes ``\\textbraceleft{}`` or
+    ``\\textbraceright{}``, since BibTeX counts every brace, escaped or not."""
+    out = _TEX_SPECIAL_RE.sub(lambda m: _TEX_ESCAPES[m.group(0)], text)
+    if "{" in text or "}" in text:
+        opens: list[int] = []
+        lone: set[int] = set()
+        for i, c in enumerate(text):
+            if c == "{":
+                opens.append(i)
+            elif c == "}":
+                if opens:
+                    opens.pop()
+                else:
+                    lone.add(i)
+        lone.update(opens)
+        if lone:
+            out = "".join(_TEX_ESCAPES[c] if c in _TEX_ESCAPES and i not in lone
+                          else ("\\textbraceleft{}" if c == "{" else "\\textbraceright{}")
+                          if i in lone else c for i, c in enumerate(text))
+    return out
 
 
 def needs_protection(word: str) -> bool:

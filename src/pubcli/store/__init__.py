@@ -119,7 +119,8 @@ def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool
     for rec in parsed.records:  # how fields were written is read again from the text when
         if rec.source is not None:  # an entry is edited (bibtex.written_fields): a third
             rec.source.fields = None  # of a big library's memory otherwise
-    doc = Document(path, text, bom, parsed.newline, parsed.macros, parsed.failed)
+    doc = Document(path, text, bom, parsed.newline, parsed.macros, parsed.failed,
+                   parsed.warnings)
     doc.loaded = list(parsed.records)
     return Library(parsed.records, path=path, document=doc)
 

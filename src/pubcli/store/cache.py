@@ -36,7 +36,7 @@ from typing import Any, Iterable
 from .. import __version__, bibtex
 from ..model import Record
 
-CACHE_FORMAT = 5
+CACHE_FORMAT = 6
 MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip
 MAX_FRAMES = 24         # deltas after a base before a save writes a new base
 _HEAD = struct.Struct("<II")  # payload length, CRC-32 of the payload
@@ -258,7 +258,8 @@ def unpack_records(items: list, newline: str) -> list[Record]:
 
 def pack_meta(failed: list[bibtex.Failed], warnings: list, macros: dict[str, str],
               newline: str) -> tuple:
-    return (tuple((f.line, f.start, f.raw, f.reason) for f in failed), tuple(warnings),
+    return (tuple((f.line, f.start, f.raw, f.reason, f.open_to_end) for f in failed),
+            tuple(tuple(w) for w in warnings),
             macros, newline)
 
 

@@ -18,17 +18,20 @@ from ..model import Record
 
 
 class Document:
-    __slots__ = ("path", "text", "bom", "newline", "macros", "failed", "digest", "loaded",
-                 "cached", "rows_cached", "frames")
+    __slots__ = ("path", "text", "bom", "newline", "macros", "failed", "warnings", "digest",
+                 "loaded", "cached", "rows_cached", "frames")
 
     def __init__(self, path: Path | None, text: str, bom: bool, newline: str,
-                 macros: dict[str, str], failed: list[bibtex.Failed]) -> None:
+                 macros: dict[str, str], failed: list[bibtex.Failed],
+                 warnings: list[tuple[int, str]] | None = None) -> None:
         self.path = path
         self.text = text
         self.bom = bom
         self.newline = newline
         self.macros = macros
         self.failed = failed
+        # what BibTeX warns about while reading (an undefined @string, a stray '@'), by line
+        self.warnings: list[list] = [list(w) for w in warnings or ()]
         # for the parse cache: the file's digest, the records as loaded or last saved
         # (in file order), whether the cache holds this text (and its display rows),
         # and how many frames the cache file has (see store.cache)
@@ -43,6 +46,7 @@ class Document:
         a repeated field, keys used twice (compared case-insensitively)."""
         problems = [Problem(f.line, f"could not parse this block, kept as it is: {f.reason}")
                     for f in self.failed]
+        problems += [Problem(int(line), str(message), "bibtex") for line, message in self.warnings]
         seen: dict[str, Record] = {}
         for rec in records:
             if rec.source is not None and rec.source.read_only == bibtex.KEYLESS:
@@ -50,7 +54,11 @@ class Document:
                                                   "key; pubcli keeps it as it is and leaves it "
                                                   "alone", "missing-key"))
                 continue
-            if rec.source is not None and rec.source.read_only:
+            if rec.source is not None and rec.source.read_only.startswith(bibtex.UNREAD):
+                problems.append(Problem(rec.line, f"entry '{rec.key}': {rec.source.read_only}; "
+                                                  "pubcli shows it but leaves its text alone",
+                                        "warning"))
+            elif rec.source is not None and rec.source.read_only:
                 problems.append(Problem(rec.line, f"entry '{rec.key}' has a "
                                                   f"{rec.source.read_only}; the first value "
                                                   "is used", "warning"))

@@ -57,6 +57,7 @@ def render_plan(library: Library) -> tuple[str, Plan]:
         src = rec.source
         if old is None or src is None or old == rec:
             continue
+        _make_writable(rec, old)
         new_raw = bibtex.patch_entry(text[src.start:src.end], src, old, rec, macros,
                                      indent=indent)
         plan.parsed[id(rec)] = _verify(new_raw, rec, macros, old)
@@ -65,6 +66,10 @@ def render_plan(library: Library) -> tuple[str, Plan]:
         src = rec.source
         if src is None:
             continue
+        if src.read_only.startswith(bibtex.UNREAD):
+            raise ValidationError(f"entry '{rec.key}' (line {rec.line}): {src.read_only}; "
+                                  "fix the entry before it first; nothing was written",
+                                  path=library.path, line=rec.line)
         start, end = src.start, src.end
         # take the rest of the line and one blank line with the entry
         while end < len(text) and text[end] in " \t":
@@ -88,6 +93,7 @@ def render_plan(library: Library) -> tuple[str, Plan]:
         _refuse_append_into_open_block(library)
         chunks = []
         for rec in added:
+            _make_writable(rec, None)
             entry = bibtex.format_entry(rec, indent=indent, newline=nl)
             plan.parsed[id(rec)] = _verify(entry, rec, macros)
             chunks.append((rec, entry))
@@ -104,14 +110,23 @@ def render_plan(library: Library) -> tuple[str, Plan]:
     return out, plan
 
 
+def _make_writable(rec: Record, old: Record | None) -> None:
+    """Give the fields this save writes the form BibTeX reads back as meant
+    (:func:`pubcli.bibtex.writable`), in the record itself, so that the library in
+    memory says what the file will say."""
+    for name, value in rec.fields.items():
+        if old is None or old.fields.get(name) != value:
+            fixed = bibtex.writable(value)
+            if fixed != value:
+                rec.fields[name] = fixed
+                rec.row = None  # the display row, if any, was made from the old value
+
+
 def _refuse_append_into_open_block(library: Library) -> None:
-    """A block left open (more ``{`` than ``}`` from it to the end of the file) would
-    swallow whatever is appended: BibTeX reads the new entry as part of it."""
-    text = library.document.text
+    """A block BibTeX reads on to the end of the file (a value never closed) would
+    swallow whatever is appended: BibTeX would read the new entry as part of it."""
     for f in library.document.failed:
-        if f.raw[:9].lower().replace(" ", "").startswith("@comment"):
-            continue  # BibTeX skips @comment without reading its braces
-        if f.start >= 0 and text.count("{", f.start) > text.count("}", f.start):
+        if f.open_to_end:
             raise ValidationError(
                 f"the block on line {f.line} is not closed (a missing '}}'?), so BibTeX "
                 "would read a new entry as part of it; close it first; nothing was written",
@@ -175,6 +190,11 @@ def rebase(library: Library, text: str, plan: Plan) -> None:
             dc, dl = shift_before(f.start)
             f.start += dc
             f.line += dl
+    warnings = library.document.warnings
+    lines_at = [old_text.count("\n", 0, s) for s in starts] if warnings else []
+    for w in warnings:
+        i = bisect.bisect_left(lines_at, w[0] - 1)
+        w[0] += shift_lines[i]
 
 
 def _placed(parsed: Record, start: int, newline: str) -> bibtex.Source:

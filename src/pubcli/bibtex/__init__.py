@@ -1,0 +1,18 @@
+"""BibTeX text <-> pubcli records, by BibTeX's own rules.
+
+:mod:`.read` reads a document as the ``bibtex`` program does and keeps, for every
+entry, where its text sits and how each field was written; :mod:`.write` writes new
+entries and rewrites one entry's text without touching the others. Together they
+let the store write an unchanged file back byte for byte.
+"""
+
+from .read import (KEYLESS, MONTH_MACROS, UNREAD, Failed, Parsed, Source, evaluate, parse,
+                   parser_version, written_fields)
+from .write import (FIELD_NAME_RE, KEY_RE, READ_KEY_RE, braces_balanced, check_key,
+                    check_value, detect_indent, format_entry, format_value, patch_entry,
+                    writable)
+
+__all__ = ["KEYLESS", "UNREAD", "MONTH_MACROS", "Failed", "Parsed", "Source", "evaluate", "parse",
+           "parser_version", "written_fields", "FIELD_NAME_RE", "KEY_RE", "READ_KEY_RE",
+           "braces_balanced", "check_key", "check_value", "detect_indent", "format_entry",
+           "format_value", "patch_entry", "writable"]
