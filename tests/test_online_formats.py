@@ -314,3 +314,16 @@ def test_withdrawn_is_read_from_the_comment_or_an_abstract_replaced_by_the_notic
     pre = arxiv.parse(body, "1903.01234")
     assert pre.withdrawn is withdrawn
     assert any("withdrawn" in n for n in pre.found.notes) is withdrawn
+
+
+def test_a_closing_brace_in_a_fetched_title_cannot_change_the_file(cli, web, lib):
+    from pubcli import store
+
+    web.route("crossref", f"/works/{PRL}", crossref_work(
+        DOI=PRL, title=["Evil}, note = {pwned"],
+        author=[{"given": "Ann", "family": "L}ee"}]))
+    r = cli("add", "--doi", PRL, "-l", lib)
+    assert r.exit_code == 0, r.stderr
+    (rec,) = store.load(lib).records
+    assert "note" not in rec.fields and "pwned" in rec.fields["title"]
+    assert not store.load(lib).problems
