@@ -168,7 +168,8 @@ def test_add_by_arxiv_id_is_a_misc_with_eprint(cli, web, empty_lib):
     assert "@misc{ren2021zerooffload,\n  author = {Ren, Jie and Rajbhandari, Samyam and " \
            "Aminabadi, Reza Yazdani and Ruwase, Olatunji},\n  title = {{ZeRO-Offload}: " \
            "Democratizing Billion-Scale Model Training},\n  year = {2021},\n  month = jan,\n" \
-           "  eprint = {2101.06840},\n  archiveprefix = {arXiv},\n}" in empty_lib.read_text()
+           "  eprint = {2101.06840},\n  archiveprefix = {arXiv},\n  primaryclass = {cs.DC},\n}" \
+        in empty_lib.read_text()
 
 
 def test_an_unknown_arxiv_id_is_one_error(cli, web, empty_lib):

@@ -189,7 +189,9 @@ def serve_all(web):
     web.route("openalex", "/works", json_reply(OPENALEX_PAGE_2),
               query={"cursor": OPENALEX_PAGE_1["meta"]["next_cursor"]})
     web.route("orcid", f"/v3.0/{ORCID_ID}/works", json_reply(ORCID_WORKS))
-    web.route("orcid", f"/v3.0/{ORCID_ID}/work/99887766", json_reply(ORCID_WORK_DETAIL))
+    # ORCID's bulk read of the works no other source describes
+    web.route("orcid", f"/v3.0/{ORCID_ID}/works/99887766",
+              json_reply({"bulk": [{"work": ORCID_WORK_DETAIL}]}))
 
 
 ALL = ("--dblp", "251/3272", "--openalex", "A5023888391", "--orcid", ORCID_ID)
@@ -249,7 +251,8 @@ def test_sync_apply_writes_the_conventions_and_a_second_run_adds_nothing(cli, we
   openalex = {W4200000001},
   keywords = {Systems and networking},
 }""" in text
-    assert "author = {Bubeck, S{\\'{e}}bastien and Ruwase, Olatunji}," in text
+    # DBLP's S{\'{e}}bastien takes the spelling the library already gives him
+    assert "author = {Bubeck, S{\\'e}bastien and Ruwase, Olatunji}," in text
     assert "title = {Phi-4 at Scale: {R\\&D} Notes}," in text
     assert "author = {Ruwase, Olatunji and Gibbons, Phillip B.}," in text
     assert "  keywords = {Artificial intelligence},\n  featured = {true},\n" \
@@ -315,7 +318,7 @@ def test_an_orcid_work_with_a_doi_takes_its_authors_from_crossref(cli, web, tmp_
     assert "author = {Rasley, Jeff and Rajbhandari, Samyam and Ruwase, Olatunji and He, " \
            "Yuxiong}," in text
     assert "orcid-put-code = {81234567}," in text
-    assert not web.hits("orcid", f"/v3.0/{ORCID_ID}/work/81234567")
+    assert not [h for h in web.hits("orcid") if "81234567" in h[1]]
 
 
 def test_dblp_editors_are_kept_for_edited_volumes_only(cli, web, tmp_path):
@@ -340,8 +343,9 @@ def test_dblp_editors_are_kept_for_edited_volumes_only(cli, web, tmp_path):
     r = cli("sync", "--dblp", "251/3272", "--apply", "-l", lib)
     assert r.exit_code == 0, r.stderr
     text = lib.read_text()
+    # DBLP's LaTeX names in the form of the (empty, so Unicode) library
     assert "@proceedings{ruwase2019proceedings,\n  editor = {Ruwase, Olatunji and " \
-           "M{\\\"{u}}ller, J{\\\"{u}}rgen},\n" in text
+           "Müller, Jürgen},\n" in text
     paper = text[text.index("@inproceedings"):]
     assert "editor" not in paper and "author = {Ruwase, Olatunji}," in paper
     assert cli("sync", "--dblp", "251/3272", "--apply", "-n", "-l", lib).exit_code == 2

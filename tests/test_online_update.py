@@ -71,7 +71,9 @@ def test_the_doi_arxiv_gives_leads_to_the_published_version(cli, web, library):
     r = cli("update", "ren2021zerooffload", "--dry-run", "-l", library)
     assert r.exit_code == 0, r.stderr
     assert "+ type = {inproceedings}" in r.stdout and "dry run" in r.stderr
-    assert not web.hits("crossref", "/works")  # no title query needed
+    # no title query needed: the one request is the DOI's
+    assert [q.get("filter") for _, _, q, _ in web.hits("crossref", "/works")] == \
+        ["doi:10.5555/atc21.offload"]
 
 
 def test_two_close_hits_are_not_picked(cli, web, library):
@@ -149,3 +151,21 @@ def test_entries_sharing_a_key_are_each_updated_in_place(cli, web, tmp_path):
                                            "  doi = {10.1000/a},\n  pages = {1--2},\n"
                                            "  month = aug,\n").replace(
         "  doi = {10.1000/b},\n", "  doi = {10.1000/b},\n  pages = {3--4},\n  month = aug,\n")
+
+
+def test_the_core_reports_progress_of_the_batches_and_the_entries(web, tmp_path):
+    from pubcli import store
+    from pubcli.online import update
+    from pubcli.online.http import Client
+
+    from .test_online_formats import PREPRINTS, atom_entry, feed
+
+    lib = tmp_path / "library.bib"
+    lib.write_text(PREPRINTS)
+    web.route("arxiv", "/api/query", Reply(200, feed(*(atom_entry(f"1903.0000{i}", f"P {i}")
+                                                       for i in range(1, 4)))))
+    seen = []
+    update.plan(Client(), store.load(lib).records, progress=lambda *a: seen.append(a))
+    assert ("asking arXiv", 3, 3) in seen
+    assert seen[-1] == ("updating", 3, 3)
+    assert len(web.hits("arxiv")) == 1

@@ -183,6 +183,8 @@ _DOI_PREFIX_RE = re.compile(
     r"^(?:(?:https?://)?(?:(?:dx\.|www\.)?doi\.org|doi\.acm\.org|dx\.crossref\.org|"
     r"hdl\.handle\.net)/+|doi\s*[:=]?\s*|info:doi/)", re.I)
 DOI_RE = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
+# a "." or ".." path segment ("10.1/../x") is a path trick, never a registered suffix
+_DOT_SEGMENT_RE = re.compile(r"/\.{1,2}(?:/|$)")
 _DOI_SEARCH_RE = re.compile(r"10\.\d{4,9}(?:\.\d+)*/[^\s\"<>{}]+", re.I)
 
 
@@ -203,7 +205,9 @@ def parse_doi(value: str | None) -> str | None:
     if "%" in v:
         v = unquote(v)
     v = _trim_doi(v)
-    return v if DOI_RE.fullmatch(v) else None
+    if not DOI_RE.fullmatch(v) or _DOT_SEGMENT_RE.search(v):
+        return None
+    return v
 
 
 def find_doi(text: str | None) -> str | None:

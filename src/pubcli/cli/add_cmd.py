@@ -116,7 +116,11 @@ def add_command(
         if ident is not None:
             from ..online import lookup
 
-            opts, fetched_notes = lookup.options_for(*ident, given=opts)
+            from ..online.http import Client
+
+            client = Client.from_environment()
+            common.note_contact(client)
+            opts, fetched_notes = lookup.options_for(*ident, given=opts, client=client)
             for line in fetched_notes:
                 common.note(line)
         prompted = dialogues.stdin_is_terminal() if interactive is None else interactive

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -129,3 +130,34 @@ def echo(text: str) -> None:
     """Text for stdout (a diff, a listing), cleaned of control characters."""
     if text:
         sys.stdout.write(clean(text))
+
+
+@contextlib.contextmanager
+def progress_bar(label: str):
+    """A callback ``(what, done, total)`` drawing a transient bar on stderr when it is a
+    terminal, doing nothing otherwise (stderr is talk; a pipe gets no bar)."""
+    try:
+        terminal = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if not terminal:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(what: str, done: int, total: int) -> None:
+            """``total`` 0: not known (the bar pulses)."""
+            bar.update(task, description=what, completed=done, total=total or None)
+
+        yield update
+
+
+def note_contact(client) -> None:
+    """Once per command: how to set a contact address, when none is set."""
+    if not client.mailto:
+        note("no contact address is set, so Crossref serves these requests from its "
+             "public pool; set mailto in ~/.config/pubcli/config.toml or $PUBCLI_MAILTO")

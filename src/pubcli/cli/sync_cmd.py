@@ -26,6 +26,9 @@ def sync_command(
                                              help="A research area for the new entries "
                                                   "(repeatable)."),
     new: bool = typer.Option(False, "--new", help="Accept an area not in the vocabulary yet."),
+    explain: bool = typer.Option(False, "--explain",
+                                 help="Show which source gave which field of each entry "
+                                      "added or changed."),
     library: Optional[Path] = common.LibraryOpt,
 ) -> None:
     """Compare a researcher's works at ORCID, DBLP and OpenAlex with the library.
@@ -37,13 +40,17 @@ def sync_command(
     source ids, a missing DOI or pages...) and how many are already there.
     Nothing is written without --apply. A source that fails is a warning and
     the others go on. The source ids are recorded on the entries (dblp,
-    openalex, orcid-put-code), so a second run adds nothing.
+    openalex, orcid-put-code), so a second run adds nothing. Field by field
+    the most trusted source wins (Crossref/DataCite, DBLP, arXiv, OpenAlex,
+    ORCID); --explain shows which one gave what.
 
     Examples:
 
         pubcli sync --dblp 251/3272 --orcid 0000-0002-1825-0097
 
         pubcli sync --apply -a "Artificial intelligence"
+
+        pubcli sync --orcid 0000-0002-1825-0097 --explain
     """
     from .. import config, store
     from ..online import sync
@@ -57,7 +64,13 @@ def sync_command(
     cfg = config.load_config(path)
     people = sync.person_ids({"orcid": orcid, "dblp": dblp, "openalex": openalex}, cfg)
     store.read_text(path)  # a missing library is reported before going online
-    works, warnings = sync.fetch(Client.from_environment(), people)
+    client = Client.from_environment()
+    common.note_contact(client)
+    with common.progress_bar("asking the sources") as progress:
+        if progress is not None:
+            client.on_request = lambda name, n: progress(f"asking {name} ({n} requests)", n, 0)
+        works, warnings = sync.fetch(client, people)
+        client.on_request = None
     for line in warnings:
         common.warn(line)
     with store.transaction(path, dry_run=not apply, on_wait=common.note) as lib:
@@ -68,10 +81,10 @@ def sync_command(
                 lib.add(rec)
             for ch in plan.changed:
                 lib.replace(ch.old, ch.new)  # by identity: keys repeat
-    _report(plan, len(works), apply, lib.path)
+    _report(plan, len(works), apply, lib.path, explain)
 
 
-def _report(plan, total: int, applied: bool, path) -> None:
+def _report(plan, total: int, applied: bool, path, explain: bool = False) -> None:
     from ..latex import to_text
 
     for line in plan.warnings:
@@ -80,11 +93,17 @@ def _report(plan, total: int, applied: bool, path) -> None:
     verb = ("added", "gained fields") if applied else ("would add", "would gain fields")
     if plan.added:
         out.append(f"{verb[0]} {len(plan.added)} entr{'y' if len(plan.added) == 1 else 'ies'}:")
-        out += [f"  + {rec.key}: {to_text(rec.title)} [{work.label}]" for rec, work in plan.added]
+        for rec, work in plan.added:
+            out.append(f"  + {rec.key}: {to_text(rec.title)} [{work.label}]")
+            if explain:
+                out.append(f"      {work.explain()}")
     if plan.changed:
         out.append(f"{len(plan.changed)} entr{'y' if len(plan.changed) == 1 else 'ies'} "
                    f"{verb[1]}:")
-        out += [f"  ~ {ch.old.key}: {', '.join(ch.added)}" for ch in plan.changed]
+        for ch in plan.changed:
+            out.append(f"  ~ {ch.old.key}: {', '.join(ch.added)}")
+            if explain:
+                out.append(f"      {ch.explain()}")
     present = len(plan.present)
     out.append(f"{present} of the {total} works found are already in the library")
     sys.stdout.write("\n".join(out) + "\n")

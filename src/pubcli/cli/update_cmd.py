@@ -31,7 +31,8 @@ def update_command(
     Name entries by KEY, or select them with the filters of 'list' (none:
     every entry). An entry with a DOI is looked up at Crossref (or doi.org);
     one with an arXiv id at arXiv, and upgraded to its published version when
-    there is one (keeping the arXiv id); one with neither is searched by title,
+    there is one (keeping the arXiv id); DOIs and arXiv ids are asked in
+    batches (a progress bar shows on a terminal); one with neither is searched by title,
     and the best hit is taken only when it is clearly ahead of the next and
     the matcher of 'pubcli dedupe' agrees on title, authors and year. Missing
     fields are filled; a value already there is kept unless --overwrite FIELD.
@@ -52,7 +53,10 @@ def update_command(
     lib = store.load(path)
     common.report_problems(lib)
     chosen = _select(lib, keys or [], filters, grouping)
-    updates = update.plan(Client.from_environment(), chosen, overwrite or [])
+    client = Client.from_environment()
+    common.note_contact(client)
+    with common.progress_bar("asking the services") as progress:
+        updates = update.plan(client, chosen, overwrite or [], progress=progress)
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as fresh:
         for u in updates:
             if u.new is not None and not dry_run:

@@ -5,9 +5,10 @@ Nothing here is imported at start-up: the commands that go online (``add`` by
 identifier, ``update``, ``sync``) import it inside their functions.
 
 * :mod:`.http` is the only module that talks HTTP (the standard library's
-  ``urllib``: no dependency, ~20 ms to import, and only when needed). It owns the
-  User-Agent, timeouts, retries with backoff (429 / ``Retry-After``, Crossref's
-  rate-limit headers), one request at a time per service, and the base URLs.
+  ``http.client``: no dependency, imported only when a request is made). It owns
+  the User-Agent, deadlines, the size cap, the redirects allowed, the secrets
+  hidden, retries with backoff (429 / ``Retry-After``, Crossref's rate-limit
+  headers), one request at a time per service, and the base URLs.
 * :mod:`.cache` is the on-disk response cache (with an expiry).
 * :mod:`.userconfig` reads the user's own settings (contact address, API keys).
 * :mod:`.ids` recognises identifiers (DOI, arXiv id, ISBN, ORCID iD, DBLP pid,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..entries import EntryOptions
 from ..latex import protect_case
 from . import BadResponse, NotFoundOnline, mapping
-from .http import Client
+from .http import Client, segment
 
 DROP = frozenset({"timestamp", "biburl", "bibsource", "eprinttype", "eprintclass",
                   "archiveprefix", "crossref", "ee", "cdrom"})
@@ -26,7 +26,8 @@ VENUE = {"article": "journal", "inproceedings": "booktitle", "incollection": "bo
 
 
 def works(client: Client, pid: str) -> list[mapping.Found]:
-    resp = client.get("dblp", f"/pid/{pid}.bib", accept="application/x-bibtex, text/plain")
+    path = "/".join(segment(part) for part in pid.split("/"))
+    resp = client.get("dblp", f"/pid/{path}.bib", accept="application/x-bibtex, text/plain")
     if resp.status == 404:
         raise NotFoundOnline(f"DBLP does not know the person {pid}")
     text = resp.text()
@@ -61,9 +62,9 @@ def to_found(key: str, entry_type: str, fields: dict[str, str]) -> mapping.Found
                for a in f.pop("author", "").split(" and ") if a.strip()]
     venue_field = VENUE.get(entry_type)
     venue = f.pop(venue_field, None) if venue_field else None
-    doi = f.pop("doi", None)
+    doi = mapping.doi(f.pop("doi", None))
     url = f.pop("url", None)
-    if url and (doi and doi.lower() in url.lower() or "arxiv.org" in url):
+    if url and (doi and doi in url.lower() or "arxiv.org" in url):
         url = None
     if entry_type == "inproceedings":
         f.pop("publisher", None)

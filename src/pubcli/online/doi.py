@@ -3,14 +3,16 @@ and Crossref), asked with ``Accept: application/vnd.citationstyles.csl+json``.""
 
 from __future__ import annotations
 
+from ..entries import normalize_doi
 from . import BadResponse, NotFoundOnline, crossref, mapping
-from .http import Client, path_quote
+from .http import Client, segment
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
 
 
 def lookup(client: Client, doi: str) -> mapping.Found:
-    resp = client.get("doi", f"/{path_quote(doi)}", accept=CSL_JSON)
+    doi = normalize_doi(doi)  # what is not a DOI is never sent
+    resp = client.get("doi", f"/{segment(doi)}", accept=CSL_JSON)
     if resp.status == 404:
         raise NotFoundOnline(f"the DOI {doi} is not registered (doi.org answered 404)")
     data = resp.json()

@@ -1,13 +1,24 @@
-"""The one module that talks HTTP (standard library ``urllib``, imported here only).
+"""The one module that talks HTTP (standard library ``http.client``, imported here only).
 
 * Base URLs: each service has a default and an environment variable standing for
   its scheme and host only (:data:`SERVICES`); paths and parameters stay the
   service's own, so a mirror or a test server can stand in.
 * Every request sends ``User-Agent: pubcli/<version> (mailto:<address>)`` when a
   contact address is configured (Crossref's "polite pool" asks for it).
-* Timeouts (``$PUBCLI_HTTP_TIMEOUT`` seconds, default 20); transient failures (429,
+* Deadlines: each response must be whole within ``$PUBCLI_HTTP_TIMEOUT`` seconds
+  (default 20: connecting, headers and body together, however slowly the bytes
+  come), and the online part of a command within ``$PUBCLI_ONLINE_DEADLINE``
+  (default 600); the message names the slow service. Transient failures (429,
   500, 502, 503, 504, connection resets) are retried with exponential backoff, and
-  a ``Retry-After`` header is honoured; a timeout is retried once.
+  a ``Retry-After`` header is honoured (within the command's deadline).
+* What a server sends is bounded: at most :data:`MAX_BODY` bytes, counted after
+  decompression while streaming (a gzip bomb stops at the cap); redirects are
+  followed only within what the service needs (:data:`REDIRECT_HOSTS`: same
+  scheme or an upgrade to https, the service's own hosts, the registration
+  agencies for doi.org) and a refused one is named.
+* Secrets (API keys, the contact address) are sent but never shown: every
+  message, cache name and cached file goes through :meth:`Client.hide` / the
+  URL without them (:meth:`Client.shown_url`).
 * One request at a time per service, spaced as Crossref's ``X-Rate-Limit-Limit`` /
   ``X-Rate-Limit-Interval`` headers ask (and 3 s apart for arXiv, as its API asks).
 * Successful answers go through the on-disk cache (:mod:`.cache`).
@@ -25,9 +36,10 @@ import os
 import re
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, quote_plus, urlencode, urljoin, urlsplit
 
 from ..errors import ConfigError
 from . import BadResponse, NetworkError
@@ -47,15 +59,37 @@ NAMES = {"crossref": "Crossref", "doi": "doi.org", "arxiv": "arXiv",
          "openlibrary": "Open Library", "orcid": "ORCID", "dblp": "DBLP",
          "openalex": "OpenAlex"}
 
-DEFAULT_TIMEOUT = 20.0
+DEFAULT_TIMEOUT = 20.0        # seconds for one whole response
+DEFAULT_DEADLINE = 600.0      # seconds for all the requests of one command
 RETRIES = 3                 # extra attempts after a transient failure
 BACKOFF = 0.5               # seconds before the first retry; doubles each time
 MAX_RETRY_AFTER = 60.0      # a longer Retry-After is an error, not a wait
-MAX_BODY = 64 * 1024 * 1024
+MAX_BODY = 32 * 1024 * 1024   # bytes of an answer, after decompression
+MAX_REDIRECTS = 5
+CHUNK = 64 * 1024
 TRANSIENT = frozenset({429, 500, 502, 503, 504})
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
 # Seconds between two requests to a service, as its documentation asks (arXiv: "a 3
 # second delay" between calls); raised further by rate-limit headers.
 MIN_SPACING = {"arxiv": 3.0}
+# The hosts a service may redirect to (besides its own configured scheme and host).
+# doi.org's content negotiation sends a client on to the DOI's registration agency.
+REDIRECT_HOSTS: dict[str, frozenset[str]] = {
+    "crossref": frozenset({"api.crossref.org"}),
+    "doi": frozenset({"doi.org", "dx.doi.org", "data.crossref.org", "api.crossref.org",
+                      "data.datacite.org", "api.datacite.org", "data.crosscite.org",
+                      "citation.crosscite.org", "data.medra.org", "api.medra.org",
+                      "data.jalc.or.jp"}),
+    "arxiv": frozenset({"export.arxiv.org", "arxiv.org"}),
+    "openlibrary": frozenset({"openlibrary.org"}),
+    "orcid": frozenset({"pub.orcid.org"}),
+    "dblp": frozenset({"dblp.org", "dblp.uni-trier.de"}),
+    "openalex": frozenset({"api.openalex.org"}),
+}
+# services whose configured base URL another service may redirect to
+REDIRECT_SERVICES = {"doi": ("crossref",)}
+# query parameters that carry a secret: sent, never shown, never part of a cache name
+SECRET_PARAMS = ("api_key", "mailto")
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
@@ -75,18 +109,27 @@ def base_url(service: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def timeout_seconds() -> float:
-    raw = os.environ.get("PUBCLI_HTTP_TIMEOUT", "").strip()
+def _seconds(env: str, default: float) -> float:
+    raw = os.environ.get(env, "").strip()
     if not raw:
-        return DEFAULT_TIMEOUT
+        return default
     try:
         value = float(raw)
     except ValueError:
         value = 0.0
-    if value <= 0:
-        raise ConfigError(f"PUBCLI_HTTP_TIMEOUT must be a positive number of seconds, "
-                          f"got {raw!r}")
+    if not value > 0 or value == float("inf"):
+        raise ConfigError(f"{env} must be a positive number of seconds, got {raw!r}")
     return value
+
+
+def timeout_seconds() -> float:
+    """Seconds one response may take, whole (``$PUBCLI_HTTP_TIMEOUT``)."""
+    return _seconds("PUBCLI_HTTP_TIMEOUT", DEFAULT_TIMEOUT)
+
+
+def deadline_seconds() -> float:
+    """Seconds the requests of one command may take together (``$PUBCLI_ONLINE_DEADLINE``)."""
+    return _seconds("PUBCLI_ONLINE_DEADLINE", DEFAULT_DEADLINE)
 
 
 def user_agent(mailto: str | None) -> str:
@@ -96,14 +139,41 @@ def user_agent(mailto: str | None) -> str:
     return f"pubcli/{__version__}{contact}"
 
 
-def path_quote(segment: str) -> str:
-    """A value placed in a URL path (a DOI keeps its slashes)."""
-    return quote(segment, safe="/:;()._-")
+def segment(value: str) -> str:
+    """One identifier as one URL path segment: every character but letters, digits
+    and ``-._~`` percent-encoded (a DOI's ``/`` too, so ``../`` cannot climb)."""
+    out = quote(value, safe="")
+    return out.replace(".", "%2E") if out.strip(".") == "" else out
+
+
+def allowed_redirect(service: str, current: str, target: str) -> str | None:
+    """Why following ``current`` -> ``target`` is refused, or None when it is fine."""
+    a, b = urlsplit(current), urlsplit(target)
+    if b.scheme not in ("http", "https"):
+        return f"to a {b.scheme or 'relative'}: URL"
+    if a.scheme == "https" and b.scheme == "http":
+        return "from https to http"
+    if b.username or b.password:
+        return "to a URL with a user name"
+    if b.netloc.lower() == a.netloc.lower():
+        return None
+    own = {urlsplit(base_url(s)).netloc.lower()
+           for s in (service, *REDIRECT_SERVICES.get(service, ()))}
+    if b.netloc.lower() in own:
+        return None
+    host = (b.hostname or "").lower()
+    try:
+        default_port = b.port is None or b.port == (443 if b.scheme == "https" else 80)
+    except ValueError:   # "host:port" with a port that is not one
+        return "to a malformed URL"
+    if host in REDIRECT_HOSTS.get(service, frozenset()) and default_port:
+        return None
+    return "to another site"
 
 
 @dataclass
 class Response:
-    url: str
+    url: str             # as shown: without the secrets
     status: int
     headers: dict[str, str]
     body: bytes
@@ -125,7 +195,7 @@ class Response:
         except json.JSONDecodeError as exc:
             raise BadResponse(f"{self.url}: the answer is not valid JSON ({exc.msg} at "
                               f"line {exc.lineno})") from None
-        except ValueError:  # not UTF-8
+        except (ValueError, RecursionError):  # not UTF-8, or nested beyond reason
             raise BadResponse(f"{self.url}: the answer is not valid JSON") from None
 
 
@@ -134,30 +204,41 @@ def retry_after(value: str | None, now: float | None = None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if re.fullmatch(r"\d+(\.\d+)?", value):
+    if re.fullmatch(r"\d{1,12}(\.\d{1,6})?", value):
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when is None:
         return None
-    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+    try:
+        return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def rate_spacing(headers: Mapping[str, str]) -> float:
     """Seconds between requests that ``X-Rate-Limit-Limit`` / ``-Interval`` allow."""
     limit = headers.get("x-rate-limit-limit", "")
     interval = headers.get("x-rate-limit-interval", "")
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*", interval or "")
+    m = re.fullmatch(r"\s*(\d{1,9}(?:\.\d{1,6})?)\s*(ms|s|m|h)?\s*", interval or "")
     try:
         n = float(limit)
     except ValueError:
         return 0.0
-    if not m or n <= 0:
+    if not m or not n > 0:
         return 0.0
     unit = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[m.group(2) or "s"]
-    return float(m.group(1)) * unit / n
+    return min(float(m.group(1)) * unit / n, MAX_RETRY_AFTER)
+
+
+class _Slow(Exception):
+    """The response's deadline passed (``partial``: some of it had come)."""
+
+
+class _Refused(Exception):
+    """A redirect pubcli does not follow, or an answer past the size cap."""
 
 
 @dataclass
@@ -172,8 +253,12 @@ class Client:
     sleep: Callable[[float], None] = time.sleep
     retries: int = RETRIES
     backoff: float = BACKOFF
+    deadline: float | None = None     # seconds for the whole command (None: no limit)
+    max_body: int = MAX_BODY
+    on_request: Callable[[str, int], None] | None = None   # (service name, requests so far)
     _spacing: dict[str, float] = field(default_factory=dict)
     _last: dict[str, float] = field(default_factory=dict)
+    _start: float = field(default_factory=time.monotonic)
     requests: int = 0  # requests actually sent (not served from the cache)
 
     @classmethod
@@ -183,7 +268,19 @@ class Client:
         cfg = userconfig.load()
         keys = {"openalex": cfg.openalex_api_key} if cfg.openalex_api_key else {}
         return cls(mailto=cfg.mailto, api_keys=keys, timeout=timeout_seconds(),
-                   cache=ResponseCache())
+                   deadline=deadline_seconds(), cache=ResponseCache())
+
+    # ------------------------------------------------------------ secrets
+    def secrets(self) -> list[str]:
+        return [s for s in [*self.api_keys.values(), self.mailto or ""] if len(s) >= 4]
+
+    def hide(self, text: str) -> str:
+        """``text`` with every secret (as written, and URL-encoded) replaced by ``...``;
+        the one place a message passes before it can reach the user."""
+        for secret in sorted(self.secrets(), key=len, reverse=True):
+            for form in {secret, quote_plus(secret), quote(secret, safe="")}:
+                text = text.replace(form, "...")
+        return re.sub(r"([?&](?:api_key|mailto)=)[^&#\s]*", r"\1...", text)
 
     def url(self, service: str, path: str, params: Mapping[str, Any] | None = None) -> str:
         query = {k: v for k, v in (params or {}).items() if v is not None}
@@ -193,47 +290,79 @@ class Client:
             query.setdefault("api_key", self.api_keys[service])
         return base_url(service) + path + ("?" + urlencode(query) if query else "")
 
+    def shown_url(self, service: str, path: str, params: Mapping[str, Any] | None = None) -> str:
+        """The URL without its secret parameters: for messages and cache names."""
+        query = {k: v for k, v in (params or {}).items()
+                 if v is not None and k not in SECRET_PARAMS}
+        return self.hide(base_url(service) + path + ("?" + urlencode(query) if query else ""))
+
+    # ------------------------------------------------------------ requests
     def get(self, service: str, path: str, params: Mapping[str, Any] | None = None, *,
             accept: str = "application/json") -> Response:
         """GET ``path`` from ``service``. Returns the response (2xx or 404);
         raises NetworkError / BadResponse otherwise."""
         url = self.url(service, path, params)
-        shown = self._shown(url)
-        if self.cache is not None:  # keyed by the URL without the API key: never on disk
+        shown = self.shown_url(service, path, params)
+        if self.cache is not None:  # keyed by the URL without the secrets
             hit = self.cache.get(shown, accept)
             if hit is not None:
-                return Response(url, hit[0], hit[1], hit[2], cached=True)
+                return Response(shown, hit[0], hit[1], hit[2], cached=True)
+        if self.on_request is not None:
+            self.on_request(NAMES.get(service, service), self.requests)
         with _lock_for(service):
             resp = self._fetch(service, url, shown, accept)
+        if any(len(k) >= 6 and k.encode() in resp.body for k in self.api_keys.values()):
+            raise BadResponse(f"{NAMES.get(service, service)} sent back the API key in its "
+                              f"answer ({shown}); not used; nothing was written")
         if resp.ok and self.cache is not None:
             self.cache.put(shown, accept, resp.status, resp.headers, resp.body)
         return resp
 
-    def _shown(self, url: str) -> str:
-        """The URL for messages, without the API key."""
-        return re.sub(r"([?&]api_key=)[^&]*", r"\1...", url)
+    def remaining(self) -> float | None:
+        """Seconds left of the command's deadline (None: no deadline)."""
+        if self.deadline is None:
+            return None
+        return self._start + self.deadline - time.monotonic()
+
+    def _pause(self, name: str, seconds: float, why: str) -> None:
+        left = self.remaining()
+        if left is not None and seconds >= left:
+            raise NetworkError(f"{name} {why}, past the {self.deadline:g} s this command "
+                               "may spend online ($PUBCLI_ONLINE_DEADLINE); nothing was "
+                               "written")
+        self.sleep(seconds)
 
     def _fetch(self, service: str, url: str, shown: str, accept: str) -> Response:
         name = NAMES.get(service, service)
         attempt = 0
-        timeouts = 0
         while True:
-            self._wait_turn(service)
+            self._wait_turn(service, name)
+            left = self.remaining()
+            if left is not None and left <= 0:
+                raise NetworkError(f"this command's {self.deadline:g} s online "
+                                   f"($PUBCLI_ONLINE_DEADLINE) ran out before {name} was "
+                                   f"asked ({shown}); nothing was written")
+            budget = self._timeout() if left is None else min(self._timeout(), left)
             try:
-                resp = self._once(url, accept)
-            except TimeoutError:
-                timeouts += 1
-                if timeouts > 1:
-                    raise NetworkError(f"{name} did not answer within "
-                                       f"{self._timeout():g} s ({shown}); nothing was "
+                resp = self._once(service, url, accept, budget)
+            except _Slow:
+                if left is not None and budget < self._timeout():
+                    raise NetworkError(f"{name} was still answering when this command's "
+                                       f"{self.deadline:g} s online ran out "
+                                       f"($PUBCLI_ONLINE_DEADLINE; {shown}); nothing was "
                                        "written") from None
-                self.sleep(self.backoff)
-                continue
+                raise NetworkError(f"{name} did not answer within {self._timeout():g} s "
+                                   f"($PUBCLI_HTTP_TIMEOUT; {shown}); nothing was "
+                                   "written") from None
+            except _Refused as exc:
+                raise BadResponse(self.hide(f"{name}: {exc} ({shown}); nothing was "
+                                            "written")) from None
             except ConnectionError as exc:
                 if attempt >= self.retries:
-                    raise NetworkError(f"cannot reach {name} ({shown}): {exc}; are you "
-                                       "offline? nothing was written") from None
-                self.sleep(self.backoff * 2 ** attempt)
+                    raise NetworkError(self.hide(f"cannot reach {name} ({shown}): {exc}; "
+                                                 "are you offline? nothing was written")) \
+                        from None
+                self._pause(name, self.backoff * 2 ** attempt, "cannot be reached")
                 attempt += 1
                 continue
             finally:
@@ -242,76 +371,172 @@ class Client:
             if spacing:
                 self._spacing[service] = spacing
             if resp.ok or resp.status == 404:
-                return resp
+                return Response(shown, resp.status, resp.headers, resp.body)
             if resp.status in TRANSIENT and attempt < self.retries:
                 wait = retry_after(resp.headers.get("retry-after"))
                 if wait is not None and wait > MAX_RETRY_AFTER:
                     raise NetworkError(f"{name} asks to wait {wait:g} s before retrying "
                                        f"(HTTP {resp.status}, {shown}); try again later; "
                                        "nothing was written")
-                self.sleep(wait if wait is not None else self.backoff * 2 ** attempt)
+                self._pause(name, wait if wait is not None else self.backoff * 2 ** attempt,
+                            f"asks to wait (HTTP {resp.status})")
                 attempt += 1
                 continue
             if resp.status in TRANSIENT:
                 raise NetworkError(f"{name} answered HTTP {resp.status} after "
                                    f"{attempt + 1} tries ({shown}); try again later; nothing "
                                    "was written")
+            if resp.status in REDIRECTS:
+                raise BadResponse(f"{name} answered HTTP {resp.status} without a usable "
+                                  f"Location ({shown}); nothing was written")
             raise BadResponse(f"{name} answered HTTP {resp.status} ({shown}); nothing was "
                               "written")
 
     def _timeout(self) -> float:
         return self.timeout if self.timeout is not None else DEFAULT_TIMEOUT
 
-    def _wait_turn(self, service: str) -> None:
+    def _wait_turn(self, service: str, name: str) -> None:
         spacing = max(self._spacing.get(service, 0.0), MIN_SPACING.get(service, 0.0))
         last = self._last.get(service)
         if spacing and last is not None:
             wait = last + spacing - time.monotonic()
             if wait > 0:
-                self.sleep(wait)
+                self._pause(name, wait, f"asks for {spacing:g} s between requests")
 
-    def _once(self, url: str, accept: str) -> Response:
-        """One request. Raises TimeoutError or ConnectionError (with a short reason)."""
-        import gzip
+    def _once(self, service: str, url: str, accept: str, budget: float) -> Response:
+        """One request, its redirects followed as the service allows, the whole answer
+        within ``budget`` seconds. Raises _Slow, _Refused or ConnectionError."""
+        end = time.monotonic() + budget
+        for _ in range(MAX_REDIRECTS + 1):
+            status, headers, body = self._exchange(url, accept, end)
+            location = headers.get("location", "").strip()
+            if status not in REDIRECTS or not location:
+                return Response(url, status, headers, body)
+            target = urljoin(url, location)
+            why = allowed_redirect(service, url, target)
+            if why is None and not re.fullmatch(r"[\x21-\x7e]+", target):
+                why = "to a malformed URL"
+            if why is not None:
+                raise _Refused(f"a redirect {why} was not followed "
+                               f"(HTTP {status} to {_short_url(target)})")
+            url = target
+        raise _Refused(f"more than {MAX_REDIRECTS} redirects")
+
+    def _exchange(self, url: str, accept: str, end: float) -> tuple[int, dict[str, str], bytes]:
+        """One HTTP exchange, bounded in time (a watchdog closes the socket at ``end``)
+        and in size (the body is decoded while it streams)."""
+        import http.client
         import socket
-        import urllib.error
-        import urllib.request
-        from http.client import HTTPException
 
-        req = urllib.request.Request(url, headers={
-            "User-Agent": user_agent(self.mailto), "Accept": accept,
-            "Accept-Encoding": "gzip"})
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        left = end - time.monotonic()
+        if left <= 0:
+            raise _Slow
+        conn_class = (http.client.HTTPSConnection if parts.scheme == "https"
+                      else http.client.HTTPConnection)
+        conn = conn_class(host, parts.port, timeout=left)
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            sock = conn.sock
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        watchdog = threading.Timer(left, expire)
+        watchdog.daemon = True
+        watchdog.start()
         self.requests += 1
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         try:
-            with urllib.request.urlopen(req, timeout=self._timeout()) as fh:
-                status, headers, body = fh.status, fh.headers, fh.read(MAX_BODY + 1)
-        except urllib.error.HTTPError as exc:
-            status, headers = exc.code, exc.headers
-            try:
-                body = exc.read(MAX_BODY + 1)
-            except (OSError, HTTPException):
-                body = b""
+            conn.request("GET", target, headers={
+                "User-Agent": user_agent(self.mailto), "Accept": accept,
+                "Accept-Encoding": "gzip", "Connection": "close"})
+            resp = conn.getresponse()
+            headers = {k.lower(): v for k, v in resp.getheaders()}
+            status = resp.status
+            if not (200 <= status < 300):
+                return status, _kept(headers), b""   # the callers never read it
+            body = self._read(resp, headers, end, expired)
+            return status, _kept(headers), body
         except (socket.timeout, TimeoutError):
-            raise TimeoutError from None
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, (socket.timeout, TimeoutError)):
-                raise TimeoutError from None
-            raise ConnectionError(_reason(exc.reason)) from None
-        except (OSError, HTTPException) as exc:
+            raise _Slow from None
+        except (OSError, http.client.HTTPException) as exc:
+            if expired.is_set() or time.monotonic() >= end:
+                raise _Slow from None
             raise ConnectionError(_reason(exc)) from None
-        if len(body) > MAX_BODY:
-            raise BadResponse(f"{url}: the answer is larger than {MAX_BODY // 2**20} MB")
-        hdrs = {k.lower(): v for k, v in headers.items()} if headers else {}
-        if hdrs.get("content-encoding", "").lower() == "gzip" and body:
-            try:
-                body = gzip.decompress(body)
-            except (OSError, EOFError):
-                raise BadResponse(f"{url}: a damaged gzip answer") from None
-        hdrs.pop("content-encoding", None)
-        keep = {k: v for k, v in hdrs.items()
-                if k in ("content-type", "retry-after", "x-rate-limit-limit",
-                         "x-rate-limit-interval", "x-concurrency-limit")}
-        return Response(url, status, keep, body)
+        finally:
+            watchdog.cancel()
+            conn.close()
+
+    def _read(self, resp: Any, headers: dict[str, str], end: float,
+              expired: threading.Event) -> bytes:
+        encoding = headers.get("content-encoding", "identity").strip().lower()
+        if encoding not in ("identity", "gzip", "x-gzip", ""):
+            raise _Refused(f"an answer in an encoding pubcli did not ask for ({encoding})")
+        cap = self.max_body
+        size = f"{cap // 2**20} MB" if cap >= 2**20 else f"{cap} bytes"
+        try:
+            declared = int(headers.get("content-length", "") or -1)
+        except ValueError:
+            declared = -1
+        if declared > cap and encoding in ("identity", ""):
+            raise _Refused(f"an answer larger than {size}")
+        gz = zlib.decompressobj(16 + zlib.MAX_WBITS) if encoding.endswith("gzip") else None
+        chunks: list[bytes] = []
+        total = wire = 0
+        pending = False   # a gzip member begun and not ended
+        while True:
+            if expired.is_set() or time.monotonic() >= end:
+                raise _Slow
+            data = resp.read1(CHUNK)
+            if not data:
+                break
+            wire += len(data)
+            if wire > cap:
+                raise _Refused(f"an answer larger than {size}")
+            while data:
+                if gz is None:
+                    piece, data = data, b""
+                else:
+                    pending = True
+                    try:
+                        piece = gz.decompress(data, cap - total + 1)
+                    except zlib.error:
+                        raise _Refused("a damaged gzip answer") from None
+                    data = gz.unconsumed_tail
+                    if gz.eof:
+                        pending = False
+                        rest = gz.unused_data
+                        gz = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                        data = rest + data
+                total += len(piece)
+                if total > cap:
+                    raise _Refused(f"an answer larger than {size} once decompressed")
+                chunks.append(piece)
+        if expired.is_set():
+            raise _Slow
+        if pending:
+            raise _Refused("a damaged gzip answer (cut short)")
+        return b"".join(chunks)
+
+
+def _kept(headers: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in headers.items()
+            if k in ("content-type", "retry-after", "x-rate-limit-limit", "location",
+                     "x-rate-limit-interval", "x-concurrency-limit")}
+
+
+def _short_url(url: str) -> str:
+    """A URL for a message: scheme, host and path, shortened."""
+    p = urlsplit(url)
+    text = f"{p.scheme}://{p.netloc}{p.path}" if p.netloc else url
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _reason(reason: object) -> str:

@@ -46,6 +46,8 @@ def merge(fetched: EntryOptions, given: EntryOptions) -> EntryOptions:
         value = getattr(given, name)
         if value:
             setattr(out, name, value)
+    if given.doi and fetched.doi and mapping.doi(given.doi) == fetched.doi:
+        out.doi = fetched.doi      # the DOI fetched by: in its one form
     if given.authors:
         out.authors = list(given.authors)
     given_names = {parse_field_option(item)[0] for item in given.fields}

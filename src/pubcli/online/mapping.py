@@ -9,8 +9,16 @@
   (:func:`pubcli.latex.escape`);
   markup and HTML entities from the services (``<i>``, ``&amp;``) are removed;
   other characters stay as Unicode (the library is UTF-8);
-* months are month names (written as the ``jan``... macros);
-* page ranges use ``--``.
+* months are month names (written as the ``jan``... macros), and only when the
+  source knows the month: a placeholder ``YYYY-01-01`` date gives a year alone
+  (:func:`iso_month`);
+* page ranges use ``--``; a journal's article number stands as the pages;
+* DOIs in one form, lower case (:func:`doi`; DOIs are case-insensitive and
+  Crossref answers them so);
+* names with a generational suffix keep it (``King, Jr., Martin Luther``);
+* names in the library's own form (:func:`names_as_library`): the spelling the
+  library already gives a person, else Unicode in a Unicode library (DBLP's
+  ``M{\\"{u}}ller`` becomes ``Müller``).
 
 What a source found is a :class:`Found`: the :class:`~pubcli.entries.EntryOptions`
 an add would be given (so the add's own validation, venue placement and field
@@ -81,11 +89,13 @@ def title(text: Any, subtitle: Any = None, *, tex_math: bool = False) -> str:
     return "".join(p if i % 2 else protect_case(escape(p)) for i, p in enumerate(parts))
 
 
-def person(given: Any = None, family: Any = None, literal: Any = None) -> str:
-    """One author from separate parts: "Family, Given"; an organisation in braces."""
-    g, f = clean_text(given), clean_text(family)
+def person(given: Any = None, family: Any = None, literal: Any = None,
+           suffix: Any = None) -> str:
+    """One author from separate parts: "Family, Given" ("Family, Jr., Given" with a
+    suffix); an organisation in braces."""
+    g, f, jr = clean_text(given), clean_text(family), clean_text(suffix)
     if f:
-        return escape(f"{f}, {g}" if g else f)
+        return escape(", ".join(p for p in (f, jr, g) if p))
     if g:
         return escape(g)
     lit = clean_text(literal)
@@ -109,6 +119,23 @@ def month(value: Any) -> str | None:
     except (TypeError, ValueError):
         return None
     return MONTH_NAMES[n - 1] if 1 <= n <= 12 else None
+
+
+def iso_month(date: Any) -> str | None:
+    """The month of an ISO date ``YYYY-MM[-DD]``, None when it has none or when it is
+    the placeholder ``YYYY-01-01`` that services write for a date known to the year."""
+    m = re.match(r"^\d{4}-(\d{2})(?:-(\d{2}))?", str(date or "").strip())
+    if not m or (m.group(1) == "01" and m.group(2) in ("01", None)):
+        return None
+    return month(m.group(1))
+
+
+def doi(value: Any) -> str | None:
+    """A DOI in its one form (``10.nnnn/suffix`` lower-cased), None when it is not one."""
+    from ..values import parse_doi
+
+    found = parse_doi(str(value)) if value else None
+    return found.lower() if found else None
 
 
 def year(value: Any) -> str | None:
@@ -151,3 +178,62 @@ def is_preprint_type(entry_type: str) -> bool:
 
 def authors(items: Iterable[str]) -> list[str]:
     return [a for a in items if a]
+
+
+_ACCENT = re.compile(r"\\[`'^\"~=.uvHcdbk]|\\(?:ss|ae|oe|aa|o|l|i|j)\b", re.I)
+PEOPLE_FIELDS = ("author", "editor")
+
+
+class NameForm:
+    """How a library writes its people: the spelling of each person it names
+    (:func:`pubcli.names.known_names`), and whether accents are LaTeX commands
+    or Unicode letters (the majority of its names that have any)."""
+
+    def __init__(self, records: Iterable[Record]) -> None:
+        from ..names import known_names
+
+        records = list(records)
+        self.known = known_names(records)
+        latex = unicode = 0
+        for rec in records:
+            for k in PEOPLE_FIELDS:
+                value = rec.fields.get(k) or ""
+                if _ACCENT.search(value):
+                    latex += 1
+                elif not value.isascii():
+                    unicode += 1
+        self.latex = latex > unicode
+
+    def name(self, raw: str) -> str:
+        """One "Last, First" name in the library's form."""
+        from ..latex import fold, to_text
+
+        raw = raw.strip()
+        parts = [p.strip() for p in raw.split(",")]
+        display = " ".join(reversed(parts)) if len(parts) == 2 else raw
+        plain = to_text(display) if ("\\" in display or "{" in display) else display
+        hit = self.known.get(fold(" ".join(plain.split())))
+        if hit is not None:
+            return hit
+        if self.latex or "\\" not in raw:
+            return raw
+        whole = raw.startswith("{") and raw.endswith("}") and "," not in raw
+        text = escape(to_text(raw))
+        return "{" + text + "}" if whole else text
+
+    def field(self, value: str) -> str:
+        from ..names import split_authors
+
+        return " and ".join(self.name(n) for n in split_authors(value))
+
+
+def names_as_library(rec: Record, form: NameForm) -> Record:
+    """``rec`` with its author and editor names in the library's form."""
+    fields = dict(rec.fields)
+    changed = False
+    for k in PEOPLE_FIELDS:
+        if fields.get(k):
+            new = form.field(fields[k])
+            changed = changed or new != fields[k]
+            fields[k] = new
+    return rec.copy(fields=fields) if changed else rec

@@ -5,7 +5,8 @@ A work has ``id`` (``https://openalex.org/W...``, recorded as ``openalex = {W...
 ``type``, ``authorships[].author.display_name``, ``primary_location.source``
 (``display_name`` and ``type``: journal, conference, repository...), ``biblio``
 (volume, issue, first_page, last_page) and ``locations`` (an arXiv landing page
-gives the arXiv id).
+gives the arXiv id). ``publication_date`` is always a whole date, ``YYYY-01-01``
+standing for a year alone: that gives no month (:func:`.mapping.iso_month`).
 """
 
 from __future__ import annotations
@@ -82,8 +83,8 @@ def to_found(work: dict) -> mapping.Found:
         entry_type = "article"
     else:
         entry_type = "misc"
-    doi = re.sub(r"^https?://(dx\.)?doi\.org/", "", str(work.get("doi") or ""), flags=re.I)
-    if doi.lower().startswith("10.48550/"):
+    doi = mapping.doi(work.get("doi")) or ""
+    if doi.startswith("10.48550/"):
         doi = ""
     names = []
     for a in work.get("authorships") or []:
@@ -105,7 +106,7 @@ def to_found(work: dict) -> mapping.Found:
         title=mapping.title(work.get("title") or work.get("display_name")) or None,
         authors=mapping.authors(names),
         year=mapping.year(work.get("publication_year")),
-        month=mapping.month(date[5:7]) if len(date) >= 7 else None,
+        month=mapping.iso_month(date),   # OpenAlex writes YYYY-01-01 for a year alone
         venue=mapping.venue(source.get("display_name")) if entry_type != "misc" else None,
         doi=doi or None,
         fields=mapping.extra(**extra),

@@ -4,8 +4,9 @@ The answer groups the same work from several sources: ``group[].work-summary[]``
 with ``put-code``, ``title.title.value``, ``type`` (journal-article,
 conference-paper...), ``publication-date.year/month.value``, ``journal-title.value``
 and ``external-ids.external-id[]`` (``external-id-type`` doi, arxiv...). Summaries
-carry no authors: for a work no other source describes, :func:`details` reads
-``/v3.0/<orcid>/work/<put-code>`` (``contributors.contributor[].credit-name``).
+carry no authors: for the works no other source describes, :func:`details_many`
+reads them in bulk, ``/v3.0/<orcid>/works/<put-code>,<put-code>`` (each work's
+``contributors.contributor[].credit-name``).
 The first summary's put-code is recorded as ``orcid-put-code = {...}``.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from ..entries import EntryOptions, normalize_doi
 from ..errors import ValidationError
 from . import BadResponse, NotFoundOnline, ids, mapping
-from .http import Client
+from .http import Client, segment
 
 ACCEPT = "application/vnd.orcid+json"
 TYPES = {"journal-article": "article", "conference-paper": "inproceedings",
@@ -33,7 +34,7 @@ def _value(obj, *path):
 
 
 def works(client: Client, orcid: str) -> list[mapping.Found]:
-    resp = client.get("orcid", f"/v3.0/{orcid}/works", accept=ACCEPT)
+    resp = client.get("orcid", f"/v3.0/{segment(orcid)}/works", accept=ACCEPT)
     if resp.status == 404:
         raise NotFoundOnline(f"ORCID does not know {orcid}")
     data = resp.json()
@@ -50,16 +51,43 @@ def works(client: Client, orcid: str) -> list[mapping.Found]:
 
 def details(client: Client, orcid: str, found: mapping.Found) -> mapping.Found:
     """``found`` with its authors, from the full work record."""
-    resp = client.get("orcid", f"/v3.0/{orcid}/work/{found.ids[ID_FIELD]}", accept=ACCEPT)
+    resp = client.get("orcid", f"/v3.0/{segment(orcid)}/work/{segment(found.ids[ID_FIELD])}",
+                      accept=ACCEPT)
     if resp.status == 404:
         return found
-    data = resp.json()
-    people = _value(data, "contributors", "contributor")
+    _take_authors(found, resp.json())
+    return found
+
+
+BULK = 50   # put-codes per /works/{a,b,c} request (ORCID's bulk read)
+
+
+def details_many(client: Client, orcid: str, founds: list[mapping.Found]) -> None:
+    """The authors of many works at once: ``/v3.0/<orcid>/works/<put-code>,<put-code>``
+    answers ``{"bulk": [{"work": {...}} | {"error": {...}}]}``, in the order asked."""
+    todo = [f for f in founds if str(f.ids.get(ID_FIELD, "")).isdigit()]
+    for i in range(0, len(todo), BULK):
+        chunk = todo[i:i + BULK]
+        codes = ",".join(str(f.ids[ID_FIELD]) for f in chunk)
+        resp = client.get("orcid", f"/v3.0/{segment(orcid)}/works/{codes}", accept=ACCEPT)
+        if resp.status == 404:
+            continue
+        bulk = _value(resp.json(), "bulk")
+        if not isinstance(bulk, list):
+            raise BadResponse(f"{resp.url}: an ORCID bulk answer without 'bulk'")
+        by_code = {str(_value(item, "work", "put-code")): _value(item, "work") for item in bulk}
+        for f in chunk:
+            work = by_code.get(str(f.ids[ID_FIELD]))
+            if isinstance(work, dict):
+                _take_authors(f, work)
+
+
+def _take_authors(found: mapping.Found, work: object) -> None:
+    people = _value(work, "contributors", "contributor")
     names = []
     for c in people if isinstance(people, list) else []:
         names.append(mapping.person_from_full(_value(c, "credit-name", "value")))
     found.opts.authors = mapping.authors(names)
-    return found
 
 
 def to_found(s: dict) -> mapping.Found:
@@ -71,12 +99,12 @@ def to_found(s: dict) -> mapping.Found:
         v = str(_value(e, "external-id-value") or "").strip()
         try:
             if t == "doi" and doi is None:
-                doi = normalize_doi(v)
+                doi = mapping.doi(normalize_doi(v))
             elif t == "arxiv" and arxiv is None:
                 arxiv = ids.parse_arxiv(v)
         except ValidationError:
             continue
-    if doi and doi.lower().startswith("10.48550/"):
+    if doi and doi.startswith("10.48550/"):
         arxiv = arxiv or ids.arxiv_of({"doi": doi})
         doi = None
     if arxiv and entry_type == "misc":
@@ -85,8 +113,9 @@ def to_found(s: dict) -> mapping.Found:
     extra = {"eprint": arxiv, "archiveprefix": "arXiv" if arxiv else None}
     opts = EntryOptions(
         type=entry_type,
+        # researchers type their titles into ORCID, math as TeX ($\ell_1$)
         title=mapping.title(_value(s, "title", "title", "value"),
-                            _value(s, "title", "subtitle", "value")) or None,
+                            _value(s, "title", "subtitle", "value"), tex_math=True) or None,
         year=mapping.year(_value(s, "publication-date", "year", "value")),
         month=mapping.month(_value(s, "publication-date", "month", "value")),
         venue=mapping.venue(journal) if entry_type != "misc" else None,

@@ -21,8 +21,12 @@ from ..model import Record
 from . import BadResponse, NetworkError, NotFoundOnline, crossref, ids, mapping
 from .http import NAMES, Client
 
-SOURCES = ("dblp", "openalex", "orcid")          # the order they are asked and trusted
-PRIORITY = {"dblp": 0, "crossref": 1, "openalex": 2, "orcid": 3}
+SOURCES = ("dblp", "openalex", "orcid")          # the order they are asked
+# the order they are trusted, field by field (the registration agencies first)
+PRIORITY = {"crossref": 0, "doi": 0, "dblp": 1, "arxiv": 2, "openalex": 3, "orcid": 4}
+# what a preprint's description cannot say of its published version
+PUBLISHED_ONLY = frozenset({"doi", "volume", "number", "pages", "year", "month", "publisher",
+                            "isbn", "series", "editor"})
 ID_FIELDS = ("dblp", "openalex", "orcid-put-code")
 FILLABLE = ("doi", "pages", "volume", "number", "month")
 _PARSERS: dict[str, Callable[[str], str]] = {
@@ -35,12 +39,16 @@ class Work:
 
     found: list[mapping.Found]
     record: Record = field(init=False)
+    origin: dict[str, str] = field(init=False)   # field -> the source that gave it
 
     def __post_init__(self) -> None:
         self.rebuild()
 
     def rebuild(self) -> None:
-        self.record = merge(self.found)
+        self.record, self.origin = merge(self.found)
+
+    def explain(self) -> str:
+        return explain(self.origin, list(self.record.fields))
 
     @property
     def sources(self) -> list[str]:
@@ -51,11 +59,25 @@ class Work:
         return ", ".join(NAMES.get(s, s) for s in self.sources)
 
 
+def explain(origin: dict[str, str], names: Sequence[str]) -> str:
+    """"from Crossref: author, title; from DBLP: dblp": the source of each field named."""
+    by: dict[str, list[str]] = {}
+    for k in names:
+        if origin.get(k):
+            by.setdefault(origin[k], []).append(k)
+    order = sorted(by, key=lambda s: PRIORITY.get(s, 9))
+    return "; ".join(f"from {NAMES.get(s, s)}: {', '.join(by[s])}" for s in order)
+
+
 @dataclass
 class Change:
     old: Record
     new: Record
     added: list[str]           # field names gained
+    origin: dict[str, str] = field(default_factory=dict)   # field -> its source
+
+    def explain(self) -> str:
+        return explain(self.origin, self.added)
 
 
 @dataclass
@@ -106,12 +128,46 @@ def fetch(client: Client, people: dict[str, str]) -> tuple[list[Work], list[str]
     if warnings and len(warnings) == len(people):
         raise NetworkError("no source answered: " + " / ".join(warnings))
     works = cluster(_readable(found, warnings))
+    try:
+        known = crossref.works_many(client, [w.record.fields["doi"] for w in works
+                                             if _needs_authors(w) and "," not in
+                                             w.record.fields.get("doi", ",")])
+    except BadResponse:
+        known = {}   # asked one by one below
     for work in works:
         try:
-            complete(client, work, people.get("orcid"))
+            complete(client, work, None, known)
         except (NetworkError, BadResponse, NotFoundOnline) as exc:
             warnings.append(f"{work.label}: '{work.record.title}': {_short(exc)}")
+    orcid_id = people.get("orcid")
+    if orcid_id:
+        _orcid_authors(client, orcid_id, [w for w in works if _needs_authors(w)], warnings)
     return works, warnings
+
+
+def _orcid_authors(client: Client, orcid_id: str, works: list["Work"],
+                   warnings: list[str]) -> None:
+    """The authors of works only ORCID describes, from its full records, in bulk."""
+    from . import orcid
+
+    founds = [f for w in works for f in w.found if f.source == "orcid" and orcid.ID_FIELD in f.ids]
+    try:
+        orcid.details_many(client, orcid_id, founds)
+    except BadResponse:
+        for f in founds:   # asked one by one
+            try:
+                orcid.details(client, orcid_id, f)
+            except (NetworkError, BadResponse, NotFoundOnline) as exc:
+                warnings.append(f"ORCID: '{f.opts.title}': {_short(exc)}")
+    except (NetworkError, NotFoundOnline) as exc:
+        warnings.append(f"ORCID ({orcid_id}): the authors of {len(works)} works: "
+                        f"{_short(exc)}")
+    for w in works:
+        w.rebuild()
+
+
+def _needs_authors(work: "Work") -> bool:
+    return not work.record.fields.get("author")
 
 
 def _readable(found: list[mapping.Found], warnings: list[str]) -> list[mapping.Found]:
@@ -133,14 +189,19 @@ def _short(exc: PubcliError) -> str:
     return exc.message.replace("; nothing was written", "")
 
 
-def complete(client: Client, work: Work, orcid_id: str | None) -> None:
-    """A work without authors (ORCID summaries have none): its DOI's Crossref record,
-    else ORCID's full work record."""
-    if work.record.fields.get("author"):
+def complete(client: Client, work: Work, orcid_id: str | None,
+             known: dict[str, dict | None] | None = None) -> None:
+    """A work without authors (ORCID summaries have none): its DOI's Crossref record
+    (from ``known``, Crossref's answers asked in one batch, else asked now), else
+    ORCID's full work record."""
+    from ..values import doi_match_key
+
+    if not _needs_authors(work):
         return
     doi = work.record.fields.get("doi")
     if doi:
-        msg = crossref.work(client, doi)
+        key = doi_match_key(doi)
+        msg = known[key] if known is not None and key in known else crossref.work(client, doi)
         if msg is not None:
             work.found.append(crossref.to_found(msg, source="crossref"))
             work.rebuild()
@@ -178,23 +239,42 @@ def cluster(found: Sequence[mapping.Found]) -> list[Work]:
     return works
 
 
-def merge(found: Sequence[mapping.Found]) -> Record:
-    """One record from several descriptions: the published version's (most trusted
-    source first) completed by the others' missing fields and ids."""
-    base = next((f for f in found if not f.preprint), found[0])
-    rec = base.record()
-    fields = dict(rec.fields)
+def merge(found: Sequence[mapping.Found]) -> tuple[Record, dict[str, str]]:
+    """One record from several descriptions, and the source of each field. The type
+    is the published version's; each field comes from the most trusted source that
+    has it (:data:`PRIORITY`: Crossref/DataCite > DBLP > arXiv > OpenAlex > ORCID),
+    a preprint's description giving only what a preprint can say of the published
+    work (its arXiv id, and title or authors no published source has). The month
+    comes with the year: from a source that gave the same year."""
+    ranked = sorted(found, key=lambda f: (f.preprint, PRIORITY.get(f.source, 9)))
+    base = ranked[0]
+    described = [(f, f.record()) for f in ranked]
+    rec = described[0][1]
     other_venues = set(VENUE_TARGET.values()) - {VENUE_TARGET.get(rec.type, "howpublished")}
-    for f in found:
-        if f is base:
-            continue
-        for k, v in f.record().fields.items():
-            if k in fields or k in other_venues or (k == "doi" and f.preprint):
+    fields: dict[str, str] = {}
+    origin: dict[str, str] = {}
+    for f, r in described:
+        for k, v in r.fields.items():
+            if k in fields or k in other_venues or k == "month":
                 continue
-            if k in ("eprint", "archiveprefix") and ids.arxiv_of(fields):
+            if f.preprint and not base.preprint and (k in PUBLISHED_ONLY
+                                                     or k == VENUE_TARGET.get(rec.type)):
+                continue
+            if k in ("eprint", "archiveprefix", "primaryclass") and ids.arxiv_of(fields) \
+                    and origin.get("eprint") != f.source:
                 continue
             fields[k] = v
-    return rec.copy(fields=order_fields(fields))
+            origin[k] = f.source
+    if "year" not in fields:     # only preprints know the year
+        for f, r in described:
+            if r.fields.get("year"):
+                fields["year"], origin["year"] = r.fields["year"], f.source
+                break
+    for f, r in described:
+        if r.fields.get("month") and r.fields.get("year") == fields.get("year"):
+            fields["month"], origin["month"] = r.fields["month"], f.source
+            break
+    return rec.copy(fields=order_fields(fields)), origin
 
 
 # ---------------------------------------------------------------- planning
@@ -215,8 +295,9 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
         _index_ids(by_id, r)
     current: dict[int, Record] = {}   # id(original) -> its new version
     changes: dict[int, Change] = {}
+    form = mapping.NameForm(records)
     for work in works:
-        rec = work.record
+        rec = mapping.names_as_library(work.record, form)
         old = next((by_id[(k, rec.fields[k])] for k in ID_FIELDS
                     if (k, rec.fields.get(k)) in by_id), None)
         if old is None:
@@ -237,6 +318,7 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
                     ch = changes[id(old)] = Change(old, new, [])
                     out.changed.append(ch)
                 ch.new = new
+                ch.origin.update((k, work.origin.get(k, "")) for k in gained)
                 ch.added += list(gained)
                 _index_ids(by_id, new, old)
             if mapping.is_preprint_type(old.type) and not mapping.is_preprint_type(rec.type):

@@ -1,9 +1,13 @@
 """``pubcli update``: fill entries' missing fields and upgrade preprints, from the web.
 
-For each entry, :func:`find` asks, in order: Crossref for its DOI (doi.org for
-other agencies); arXiv for its arXiv id, then the published version (the DOI arXiv
-gives, else a Crossref query by title); a Crossref bibliographic query by title
-for an entry with neither. A query's best hit is taken only when it is clearly
+The DOIs and arXiv ids of all the entries are asked first in batches
+(:class:`Sources`: Crossref ``filter=doi:a,doi:b``, arXiv ``id_list=a,b``; 100
+preprints are two arXiv requests, not 100 three seconds apart). Then for each
+entry, :func:`find` takes, in order: Crossref's record of its DOI (doi.org for
+other agencies); arXiv's for its arXiv id, then the published version (the DOI
+arXiv gives, at Crossref or doi.org, else a Crossref query by title; with neither,
+arXiv's journal reference becomes the ``note``); a Crossref bibliographic query by
+title for an entry with neither. A query's best hit is taken only when it is clearly
 ahead of the next (:data:`MARGIN`) *and* the dedupe matcher calls it the same
 work (title, authors, year). :func:`diff` then decides, field by field: a missing
 field is filled; a value the user wrote is kept unless ``--overwrite FIELD``; a
@@ -14,12 +18,12 @@ preprint found published becomes the published type with its venue, keeping its
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..entries import VENUE_TARGET, normalize_doi, order_fields
 from ..errors import ValidationError
 from ..model import AREA_FIELD, FEATURED_FIELD, Record
-from . import NotFoundOnline, arxiv, crossref, doi as doi_mod, ids, mapping
+from . import BadResponse, NotFoundOnline, arxiv, crossref, doi as doi_mod, ids, mapping
 from .http import Client
 
 MARGIN = 1.25   # the best hit's score must be this many times the next one's
@@ -47,7 +51,83 @@ class Update:
         return [c for c in self.changes if c.kind != "kept"]
 
 
-def plan(client: Client, records: Sequence[Record], overwrite: Sequence[str] = ()) -> list[Update]:
+Progress = Callable[[str, int, int], None]   # (what is asked, done, total)
+
+
+class Sources:
+    """What the services say about the records of one update: asked in batches first
+    (:meth:`prefetch`: Crossref ``filter=doi:``, arXiv ``id_list``), one by one after."""
+
+    def __init__(self, client: Client, progress: Progress | None = None) -> None:
+        self.client = client
+        self.progress = progress
+        self._works: dict[str, dict | None] = {}
+        self._preprints: dict[str, arxiv.Preprint | None] = {}
+
+    def prefetch(self, records: Sequence[Record]) -> None:
+        dois = [d for d in map(_doi_of, records) if d and not _is_arxiv_doi(d)]
+        arxs = [a for r in records if not _is_published_doi(_doi_of(r))
+                for a in [ids.arxiv_of(r.fields)] if a]
+        self._batch_works(dois)
+        if arxs:
+            found = self._batched("arXiv", len(arxs),
+                                  lambda tick: arxiv.fetch_many(self.client, arxs, tick))
+            if found is not None:
+                for a in arxs:
+                    self._preprints[a] = found.get(a)
+                self._batch_works([p.doi for p in found.values() if _is_published_doi(p.doi)])
+
+    def _batch_works(self, dois: Sequence[str | None]) -> None:
+        from ..values import doi_match_key
+
+        todo = [d for d in dict.fromkeys(d for d in dois if d)
+                if doi_match_key(d) not in self._works and "," not in d]
+        if todo:
+            found = self._batched("Crossref", len(todo),
+                                  lambda tick: crossref.works_many(self.client, todo, tick))
+            self._works.update(found or {})
+
+    def _batched(self, name: str, total: int, ask):
+        """A batch request; a batch the service refuses is asked again one by one."""
+        done = [0]
+
+        def tick(n: int) -> None:
+            done[0] += n
+            if self.progress is not None:
+                self.progress(f"asking {name}", done[0], total)
+
+        try:
+            return ask(tick)
+        except BadResponse:
+            return None
+
+    def work(self, doi: str) -> dict | None:
+        from ..values import doi_match_key
+
+        key = doi_match_key(doi)
+        if key not in self._works:
+            self._works[key] = crossref.work(self.client, doi)
+        return self._works[key]
+
+    def preprint(self, arxiv_id: str) -> arxiv.Preprint:
+        if arxiv_id in self._preprints:
+            pre = self._preprints[arxiv_id]
+            if pre is None:
+                raise NotFoundOnline(f"arXiv does not know {arxiv_id}")
+            return pre
+        return arxiv.fetch(self.client, arxiv_id)
+
+
+def _is_arxiv_doi(doi: str | None) -> bool:
+    return bool(doi) and str(doi).lower().startswith("10.48550/")
+
+
+def _is_published_doi(doi: str | None) -> bool:
+    return bool(doi) and not _is_arxiv_doi(doi)
+
+
+def plan(client: Client, records: Sequence[Record], overwrite: Sequence[str] = (),
+         progress: Progress | None = None) -> list[Update]:
     """One :class:`Update` per record (network errors raise; nothing is changed)."""
     from ..bibtex import FIELD_NAME_RE
 
@@ -55,9 +135,13 @@ def plan(client: Client, records: Sequence[Record], overwrite: Sequence[str] = (
     for name in sorted(wanted):
         if not FIELD_NAME_RE.match(name):
             raise ValidationError(f"--overwrite: '{name}' is not a field name")
+    sources = Sources(client, progress)
+    sources.prefetch(records)
     out = []
-    for rec in records:
-        found, notes = find(client, rec)
+    for i, rec in enumerate(records):
+        if progress is not None:
+            progress("updating", i, len(records))
+        found, notes = find(sources, rec)
         if found is None:
             out.append(Update(rec, None, notes=notes))
             continue
@@ -69,6 +153,8 @@ def plan(client: Client, records: Sequence[Record], overwrite: Sequence[str] = (
             continue
         out.append(Update(rec, new if any(c.kind != "kept" for c in changes) else None,
                           changes, found.source, notes))
+    if progress is not None:
+        progress("updating", len(records), len(records))
     return out
 
 
@@ -82,13 +168,16 @@ def _doi_of(rec: Record) -> str:
         return ""
 
 
-def find(client: Client, rec: Record) -> tuple[mapping.Found | None, list[str]]:
+def find(sources: Sources | Client, rec: Record) -> tuple[mapping.Found | None, list[str]]:
     """The best description of ``rec`` the services give, and notes for the user."""
+    if isinstance(sources, Client):
+        sources = Sources(sources)
+    client = sources.client
     notes: list[str] = []
     doi = _doi_of(rec)
     arx = ids.arxiv_of(rec.fields)
-    if doi and not doi.lower().startswith("10.48550/"):
-        msg = crossref.work(client, doi)
+    if doi and not _is_arxiv_doi(doi):
+        msg = sources.work(doi)
         if msg is not None:
             return crossref.to_found(msg, source="crossref"), notes
         try:
@@ -97,21 +186,39 @@ def find(client: Client, rec: Record) -> tuple[mapping.Found | None, list[str]]:
             return None, [exc.message]
     if arx:
         try:
-            pre = arxiv.fetch(client, arx)
+            pre = sources.preprint(arx)
         except NotFoundOnline as exc:
             return None, [exc.message]
-        if pre.doi and not pre.doi.lower().startswith("10.48550/"):
-            msg = crossref.work(client, pre.doi)
-            if msg is not None:
-                return crossref.to_found(msg, source="crossref"), notes
+        notes += pre.found.notes
+        if _is_published_doi(pre.doi):
+            published = _published(sources, str(pre.doi))
+            if published is not None:
+                return published, notes
         published, why = query(client, rec)
         if published is not None and not published.preprint:
             return published, notes
         if why:
             notes.append(why)
+        if pre.journal_ref:
+            pre.found.opts.fields.append(f"note={mapping.venue(pre.journal_ref)}")
+            notes.append(f"arXiv gives the journal reference '{pre.journal_ref}' but no "
+                         "published record was found; kept as the note")
         return pre.found, notes
     found, why = query(client, rec)
     return found, [why] if why else []
+
+
+def _published(sources: Sources, doi: str) -> mapping.Found | None:
+    """The published version a preprint's DOI names: Crossref's record, else doi.org's
+    (DataCite, mEDRA...); None when neither knows it."""
+    msg = sources.work(doi)
+    if msg is not None:
+        return crossref.to_found(msg, source="crossref")
+    try:
+        found = doi_mod.lookup(sources.client, doi)
+    except NotFoundOnline:
+        return None
+    return None if found.preprint else found
 
 
 def query(client: Client, rec: Record) -> tuple[mapping.Found | None, str]:
