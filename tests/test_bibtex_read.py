@@ -211,3 +211,16 @@ def test_a_carriage_return_ends_a_line_as_a_line_feed_does():
     crlf = bibtex.parse(text.replace("\r", "\r\n"))  # its last line is the empty one
     assert [r.source.read_only for r in crlf.records] == ["", "", ""]
     assert bibtex.writable("one\r\n  @two") == "one @two"
+
+
+def test_a_patch_adds_each_new_field_where_the_new_record_puts_it():
+    raw = "@article{a,\n  author = {A},\n  title = {T},\n  keywords = {K},\n  note = {N},\n}"
+    old = bibtex.parse(raw).records[0]
+    new = old.copy(fields={"author": "A", "title": "T", "journal": "J", "year": "2020",
+                           "keywords": "K"})  # note removed, journal and year added
+    assert bibtex.patch_entry(raw, old.source, old, new, {}) == (
+        "@article{a,\n  author = {A},\n  title = {T},\n  journal = {J},\n  year = {2020},\n"
+        "  keywords = {K},\n}")
+    new = old.copy(fields={**old.fields, "doi": "10.1/x"})  # last in order: at the end
+    assert bibtex.patch_entry(raw, old.source, old, new, {}).endswith(
+        "  note = {N},\n  doi = {10.1/x},\n}")

@@ -255,8 +255,8 @@ def test_sync_apply_writes_the_conventions_and_a_second_run_adds_nothing(cli, we
     assert "author = {Bubeck, S{\\'e}bastien and Ruwase, Olatunji}," in text
     assert "title = {Phi-4 at Scale: {R\\&D} Notes}," in text
     assert "author = {Ruwase, Olatunji and Gibbons, Phillip B.}," in text
-    assert "  keywords = {Artificial intelligence},\n  featured = {true},\n" \
-           "  dblp = {conf/iclr/WangQJHRRYYH24},\n}" in text
+    assert "  archiveprefix = {arXiv},\n  dblp = {conf/iclr/WangQJHRRYYH24},\n" \
+           "  keywords = {Artificial intelligence},\n  featured = {true},\n}" in text
     # the upgraded-to entry of ZeRO-Offload gains the DBLP id of its conference version
     assert "dblp = {conf/usenix/RenRARYZ0H21}" in text
     once = library.read_bytes()

@@ -50,11 +50,12 @@ def test_a_preprint_is_upgraded_to_its_proceedings_version_keeping_the_arxiv_id(
     assert "kept as written: author, month" in r.stdout
     after = library.read_text()
     old, new = entry_text(before, "ren2021zerooffload"), entry_text(after, "ren2021zerooffload")
+    # the new fields go where they belong in the entry's order, not after keywords
     assert new == old.replace("@misc{", "@inproceedings{").replace(
-        "  keywords = {Artificial intelligence},\n}",
-        "  keywords = {Artificial intelligence},\n"
+        "Training},\n", "Training},\n"
         "  booktitle = {2021 USENIX Annual Technical Conference (USENIX ATC 21)},\n"
-        "  pages = {551--564},\n  doi = {10.5555/atc21.offload},\n}")
+        "  pages = {551--564},\n").replace(
+        "  month = jan,\n", "  month = jan,\n  doi = {10.5555/atc21.offload},\n")
     assert "eprint = {2101.06840}" in new and "archiveprefix = {arXiv}" in new
     assert after.replace(new, old) == before  # no other byte changed
     (_, _, query, _), = web.hits("crossref", "/works")
@@ -109,7 +110,8 @@ def test_fill_from_the_doi_never_overwrites_unless_asked(cli, web, tmp_path):
     assert r.exit_code == 0, r.stderr
     text = lib.read_text()
     assert "title = {Deepspeed: my own title}" in text
-    assert "  doi = {10.1145/3394486.3406703},\n  pages = {3505--3506},\n  month = aug\n}" in text
+    assert ("  journal = {KDD},\n  pages = {3505--3506},\n  year = {2020},\n  month = aug,\n"
+            "  doi = {10.1145/3394486.3406703}\n}") in text
     assert text.endswith("@misc{other, title = {Other}}\n")
     assert "kept as written: type, author, title" in r.stdout
     r = cli("update", "mine", "--overwrite", "title", "-l", lib)
@@ -147,10 +149,12 @@ def test_entries_sharing_a_key_are_each_updated_in_place(cli, web, tmp_path):
                                                              type="journal-article"))
     r = cli("update", "dup", "-l", lib)
     assert r.exit_code == 0, r.stderr
-    assert lib.read_text() == text.replace("  doi = {10.1000/a},\n",
-                                           "  doi = {10.1000/a},\n  pages = {1--2},\n"
-                                           "  month = aug,\n").replace(
-        "  doi = {10.1000/b},\n", "  doi = {10.1000/b},\n  pages = {3--4},\n  month = aug,\n")
+    def updated(year, page):
+        return (f"  journal = {{J}},\n  pages = {{{page}}},\n  year = {{{year}}},\n"
+                "  month = aug,\n")
+    assert lib.read_text() == text.replace("  journal = {J},\n  year = {2020},\n",
+                                           updated(2020, "1--2")).replace(
+        "  journal = {J},\n  year = {2021},\n", updated(2021, "3--4"))
 
 
 def test_the_core_reports_progress_of_the_batches_and_the_entries(web, tmp_path):

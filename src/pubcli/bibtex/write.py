@@ -233,15 +233,44 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
             line_start = raw.rfind("\n", 0, nstart0) + 1
             ind = raw[line_start:nstart0] if raw[line_start:nstart0].isspace() else indent
             eq = raw[spans[0][0] + len(written[0][0]):vstart0]
+            # a new field goes after the field it follows in ``new`` (update passes them in
+            # the entry's order), when that one is written and another follows it
+            index: dict[str, int] = {}
+            for i, (name, _) in enumerate(written):
+                index.setdefault(name.lower(), i)
+            order = list(new.fields)
+            placed: dict[int, list[tuple[str, str]]] = {}
+            at_end = []
+            kept_after = [any(w[0].lower() in new.fields for w in written[i + 1:])
+                          for i in range(len(written))]
+            for k, v in added:
+                before = [f for f in order[:order.index(k)] if f in index]
+                anchor = index[before[-1]] if before else None
+                if anchor is not None and kept_after[anchor]:
+                    placed.setdefault(anchor, []).append((k, v))
+                else:
+                    at_end.append((k, v))
+            for anchor, fields in placed.items():
+                comma = re.match(r"[ \t]*,", raw[spans[anchor][2]:])
+                if comma is None:  # cannot happen: another field follows it
+                    at_end.extend(fields)
+                    continue
+                at = spans[anchor][2] + comma.end()
+                edits.append((at, at, "".join(f"{nl}{ind}{k}{eq}{format_value(v, k)},"
+                                              for k, v in fields)))
+            added = at_end
             last_end = spans[-1][2]
             trailing = re.match(r"[ \t]*,", raw[last_end:])
-            if trailing:
+            if not added:
+                pass
+            elif trailing:
                 at = last_end + trailing.end()
                 text = "".join(f"{nl}{ind}{k}{eq}{format_value(v, k)}," for k, v in added)
             else:
                 at = last_end
                 text = "".join(f",{nl}{ind}{k}{eq}{format_value(v, k)}" for k, v in added)
-            edits.append((at, at, text))
+            if added:
+                edits.append((at, at, text))
         else:
             return format_entry(new, indent=indent, newline=nl)
     edits.sort(key=lambda e: (e[0], e[1]))
