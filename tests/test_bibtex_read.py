@@ -224,3 +224,21 @@ def test_a_patch_adds_each_new_field_where_the_new_record_puts_it():
     new = old.copy(fields={**old.fields, "doi": "10.1/x"})  # last in order: at the end
     assert bibtex.patch_entry(raw, old.source, old, new, {}).endswith(
         "  note = {N},\n  doi = {10.1/x},\n}")
+
+
+def test_an_at_string_bibtex_reads_defines_its_macro_wherever_it_stands():
+    # inside @comment, after '%', running across a line that starts an entry, or with an
+    # error after its value: BibTeX defines the macro all the same, so the entries after
+    # it read with it
+    text = ("@comment{@string{acm = {ACM}}}\n% @string{ieee = {IEEE}}\n"
+            "@string{lncs = {Lecture Notes\n@misc{x, title={y}} in CS}}\n"
+            "@string{springer = {Springer} oops}\n"
+            "@misc{k, title = acm # ieee, series = lncs, publisher = springer}\n\n")
+    parsed = bibtex.parse(text)
+    k = next(r for r in parsed.records if r.key == "k")
+    assert k.fields == {"title": "ACMIEEE", "series": "Lecture Notes\n@misc{x, title={y}} in CS",
+                        "publisher": "Springer"}
+    assert [line for line, _ in parsed.warnings] == [1, 2, 3]
+    assert [(r.key, bool(r.source.read_only)) for r in parsed.records] == [("x", True),
+                                                                          ("k", False)]
+    assert [f.line for f in parsed.failed] == [5]  # the @string with an error, kept

@@ -114,7 +114,8 @@ _ENTRY_HEAD_RE = re.compile(r"@[ \t\r\n]*((?![0-9])" + _ID + r"+)[ \t\r\n]*\{[ \
                             r"([^,} \t\r\n]*)[ \t\r\n]*")
 _SPECIAL = frozenset({"comment", "string", "preamble"})
 _AT_LINE_RE = re.compile(r"[\r\n][ \t]*@")
-_OPENS_RE = re.compile(r"@[ \t]*" + _ID + r"+[ \t\r\n]*[{(]")
+# an entry type as people write them (BibTeX itself takes more: "@of\\{" is one to it)
+_OPENS_RE = re.compile(r"@[ \t]*[A-Za-z][A-Za-z0-9_:.+-]*[ \t\r\n]*[{(]")
 
 
 def _nested(depth: int) -> str:
@@ -142,6 +143,7 @@ class _Error(Exception):
         self.message = message
         self.open_to_end = open_to_end
         self.opened = opened  # the command's '{' or '(' was read: an entry was begun
+        self.command: _Command | None = None  # an @string read whole before the error
 
 
 @dataclass(slots=True)
@@ -263,7 +265,9 @@ def _command(text: str, at: int, fast: bool) -> _Command:
         cmd.values.append(tokens)
         pos = _skip(text, pos)
         if pos >= n or text[pos] != close:
-            raise _Error(pos, f"expected '{close}' to end the @{etype}", open_to_end=pos >= n)
+            err = _Error(pos, f"expected '{close}' to end the @{etype}", open_to_end=pos >= n)
+            err.command = cmd  # BibTeX has defined the macro by then: see _Reader.run
+            raise err
         cmd.end = pos + 1
         return cmd
     m = (_KEY_BRACE_RE if close == "}" else _KEY_PAREN_RE).match(text, pos)
@@ -447,6 +451,8 @@ class _Reader:
                 cmd = _command(text, at, self.fast)
             except _Error as err:
                 self.ended(err.pos)
+                if err.command is not None and err.command.kind == "string":
+                    self.define(err.command)
                 resume = text.find("@", max(err.pos, at + 1))
                 if resume < 0:
                     resume = n
@@ -474,6 +480,18 @@ class _Reader:
                 pos = cmd.end
                 continue
             cut = self.crossed(at, cmd.end)
+            if cut is not None and cmd.kind != "entry":
+                # BibTeX reads it whole; pubcli never writes into an @string or @preamble,
+                # so it reads it as BibTeX does (the entries after it use the macro) and
+                # only the entries it runs across are shown read-only
+                self.take(cmd)
+                out.warnings.append((self.line_of(at), f"by BibTeX's count of braces, this "
+                                     f"@{cmd.kind} runs on across the entries after it "
+                                     "(a '}' missing?)"))
+                self.shadow(cmd.end, f"{UNREAD}: BibTeX reads it as part of the "
+                                     f"@{cmd.kind} before it, which is not closed before it")
+                pos = cut
+                continue
             if cut is not None:
                 what = (f"entry '{cmd.key}'" if cmd.kind == "entry" else f"this @{cmd.kind}")
                 self.fail(at, cut, f"by BibTeX's count of braces, {what} does not end here but "
@@ -538,6 +556,17 @@ class _Reader:
                     "reads this entry; delete it, or remove its '@'")
         return ""
 
+    def define(self, cmd: _Command) -> None:
+        """The macro of an @string, as BibTeX defines it."""
+        if cmd.start < self.shadow_end or 0 <= self.stop_from <= cmd.start:
+            return  # BibTeX does not read it
+        name, written = cmd.fields[0]
+        tokens = cmd.values[0] or _fast_value(written)  # always read by _value()
+        lname = name.lower()
+        if ("m", lname) in tokens:  # BibTeX reads a macro's own name in its
+            tokens = [t for t in tokens if t != ("m", lname)]  # definition as empty
+        self.out.macros[lname] = _evaluate(tokens, self.out.macros)
+
     def take(self, cmd: _Command) -> None:
         out = self.out
         macros = out.macros
@@ -553,15 +582,10 @@ class _Reader:
             if shadowed:
                 return
             why = self.commented_out(cmd)
-            if why:
-                self.fail(cmd.start, cmd.end, why.replace("entry", "@string"))
-                return
-            name, written = cmd.fields[0]
-            tokens = cmd.values[0] or _fast_value(written)  # always read by _value()
-            lname = name.lower()
-            if ("m", lname) in tokens:  # BibTeX reads a macro's own name in its
-                tokens = [t for t in tokens if t != ("m", lname)]  # definition as empty
-            macros[lname] = _evaluate(tokens, macros)
+            if why:  # BibTeX defines it all the same, and the entries after it use it
+                out.warnings.append((self.line_of(cmd.start), "this @string is "
+                                     + why.replace("this entry", "it")))
+            self.define(cmd)
             return
         why = self.commented_out(cmd)
         if why and not shadowed:
