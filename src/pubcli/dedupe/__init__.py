@@ -234,12 +234,14 @@ class Matcher:
         (Compares the cheap fields only.)"""
         a, b = self.index.feats[i], self.index.feats[j]
         keep = self._quick_done
-        levels, key = quick_levels(a, b, series=self.index.series, common=self._common,
-                                   keep=keep)
+        levels, key, alt = quick_levels(a, b, series=self.index.series, common=self._common,
+                                        keep=keep)
         self._quick_pair = (i, j)
         model = self.model
         words = min(len(a.content_tokens), len(b.content_tokens))
         total = model.title_weight(levels[0], key, words)[0]
+        if alt != MISSING:
+            total = max(total, model.title_weight(alt, key, words)[0])
         for k in range(2, len(FIELDS)):
             total += model.weight(FIELDS[k], levels[k])
         return total + bound < need

@@ -18,7 +18,7 @@ from ..model import Record
 from .identifiers import (BOOKLIKE, PREPRINT_DOI, arxiv_id, edition_value, issue_value,
                           normalise_doi, normalise_isbn, page_range, pmid, volume_value)
 from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
-                        _has_separator, _main_title, _marker_difference, _normalise, _unmatched_words,
+                        _has_separator, _main_title, _marker_difference, _normalise, word_replaced,
                         normalise,
                         strip_annotations, title_score)
 from .people import CUT_LIST_RE, Person, _author_index, _parse_authors, person_match, shared_authors
@@ -338,8 +338,12 @@ def _title_numbers(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, .
 
 
 # ---------------------------------------------------------------- one pair
-def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | None
-                 ) -> tuple[int, float, str]:
+def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | None,
+                 words: bool = True) -> tuple[int, float, str]:
+    """The title level, its score and what is shown. With ``words=False`` the
+    word-by-word test (:func:`word_replaced`, the costly part) is left out: the
+    level is then the one a pair gets when no word was replaced, and a pair scoring
+    88+ (or 70-88) may in truth be :data:`T_WORD` (:data:`T_70_WORDS`)."""
     if not (a.title and b.title):
         return MISSING, 0.0, ""
     if a.title == b.title:
@@ -347,10 +351,10 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
     score = title_score(a.title, b.title)
     if score >= 100:
         return T_EXACT, score, "100 (words reordered)"
-    if score >= 88:
-        ua, ub = _unmatched_words(a.tokens, b.tokens)
-        if ua and ub:  # a word replaced ("adults" / "children"), not only added
-            return T_WORD, score, f"{score:.0f}, {ua[0] if ua else '-'} / {ub[0] if ub else '-'}"
+    if score >= 88 and words:
+        replaced = word_replaced(a.tokens, b.tokens)
+        if replaced:  # a word replaced ("adults" / "children"), not only added
+            return T_WORD, score, f"{score:.0f}, {replaced[0]} / {replaced[1]}"
     if score >= 95:
         return T_95, score, f"{score:.0f}"
     short, long_ = (a, b) if len(a.title) <= len(b.title) else (b, a)
@@ -373,9 +377,9 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
     if score >= 88:
         return T_88, score, f"{score:.0f}"
     if score >= 70:
-        ua, ub = _unmatched_words(a.tokens, b.tokens)
-        if ua and ub:  # "... storage servers" / "... multimedia servers": another paper
-            return T_70_WORDS, score, f"{score:.0f}, {ua[0]} / {ub[0]}"
+        replaced = word_replaced(a.tokens, b.tokens) if words else None
+        if replaced:  # "... storage servers" / "... multimedia servers": another paper
+            return T_70_WORDS, score, f"{score:.0f}, {replaced[0]} / {replaced[1]}"
         return T_70, score, f"{score:.0f}"  # words only added: debris, a subtitle
     return T_LOW, score, f"{score:.0f}"
 
@@ -445,8 +449,9 @@ def _same_or_not(x: str, y: str) -> int:
 
 
 def _title(a: Features, b: Features, series: Callable[[Features], bool] | None,
-           common: Callable[[Features], bool] | None) -> tuple[int, float, str]:
-    t_level, t_score, t_shown = _title_level(a, b, series)
+           common: Callable[[Features], bool] | None, words: bool = True
+           ) -> tuple[int, float, str]:
+    t_level, t_score, t_shown = _title_level(a, b, series, words)
     if t_level in (T_EXACT, T_95, T_88):
         if common is not None and (common(a) or common(b)):
             t_level = T_COMMON  # "Editor's notes" / "Editors' notes": one common title
@@ -497,19 +502,25 @@ def _cheap(a: Features, b: Features) -> tuple[int, ...]:
 def quick_levels(a: Features, b: Features, *,
                  series: Callable[[Features], bool] | None = None,
                  common: Callable[[Features], bool] | None = None,
-                 keep: list | None = None) -> tuple[tuple[int, ...], str]:
+                 keep: list | None = None) -> tuple[tuple[int, ...], str, int]:
     """The levels of every field but authors and venue (those are left :data:`MISSING`),
-    and the shared title for term frequency: enough to rule most candidate pairs out
-    before the costly comparisons. ``keep`` receives the title's and the cheap
-    fields' results, for :func:`compare` (``done=``) not to work them out again."""
-    title = _title(a, b, series, common)
-    t_level = title[0]
+    the shared title for term frequency, and the other title level the pair may
+    have (:data:`MISSING` when none): the title is compared without the word-by-word
+    test, so a pair scoring 88+ may in truth have :data:`T_WORD` (70-88:
+    :data:`T_70_WORDS`). Enough to rule most candidate pairs out before the costly
+    comparisons. ``keep`` receives the cheap fields' results (and the title's when
+    it is certain), for :func:`compare` (``done=``) not to work them out again."""
+    title = _title(a, b, series, common, words=False)
+    t_level, t_score = title[0], title[1]
+    alt = MISSING
+    if t_level != MISSING and t_score < 100 and a.title != b.title:
+        alt = T_WORD if t_score >= 88 else (T_70_WORDS if t_score >= 70 else MISSING)
     y_level, _ = _year(a, b)
     rest = _cheap(a, b)
     if keep is not None:
-        keep[:] = (title, rest)
+        keep[:] = (title if alt == MISSING else None, rest)
     key = a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title else ""
-    return (t_level, MISSING, y_level, MISSING) + rest, key
+    return (t_level, MISSING, y_level, MISSING) + rest, key, alt
 
 
 def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | None = None,
@@ -521,7 +532,7 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
     works of the library share it, or it is generic or short). ``done`` holds what
     :func:`quick_levels` worked out for this pair (``keep``), with the same
     ``series`` and ``common``."""
-    t_level, t_score, t_shown = done[0] if done else _title(a, b, series, common)
+    t_level, t_score, t_shown = done[0] if done and done[0] else _title(a, b, series, common)
     a_level, a_shown = _author_level(a, b)
     y_level, y_shown = _year(a, b)
     vol_a, _, _, ed_a = a.biblio

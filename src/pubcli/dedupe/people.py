@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..names import split_authors, split_top_level
-from .normalise import _latex_for_matching, _normalise, normalise, repair_mojibake
+from .normalise import _OSA, _latex_for_matching, _normalise, normalise, repair_mojibake
 
 # ---------------------------------------------------------------- authors
 def _undamaged(raw: str) -> str:
@@ -170,9 +170,7 @@ def _close_name(x: str, y: str) -> bool:
     limit = 2 if min(len(x), len(y)) >= 10 else 1
     if len(x) < 5 or len(y) < 5 or abs(len(x) - len(y)) > limit or x[0] != y[0]:
         return False
-    from rapidfuzz.distance import OSA
-
-    return OSA.distance(x, y, score_cutoff=limit) <= limit
+    return _OSA.distance(x, y, score_cutoff=limit) <= limit
 
 
 def person_match(a: Person, b: Person) -> bool:
