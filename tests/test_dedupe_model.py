@@ -58,6 +58,28 @@ def test_groups_do_not_depend_on_the_input_order(seed):
         assert group_sets(dedupe.find_groups(copy)) == want
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_groups_do_not_depend_on_the_keys(seed, monkeypatch):
+    """Same records under other keys (and in another order): the same groups. (The
+    weights are estimated on a sample of the candidate pairs, here a small one, so
+    that a sample drawn in an order that starts with the key shows.)"""
+    monkeypatch.setattr(dedupe, "TRAINING_PAIRS", 60)
+    records = list(store.load(HARD).records) + _review_like(120, seed)
+    want = group_sets(dedupe.find_groups(records))
+    assert len(want) >= 40
+    rng = random.Random(seed)
+    names = [f"x{n:04d}" for n in range(len(records))]
+    for attempt in range(3):
+        rng.shuffle(names)
+        renamed = {r.key: name for r, name in zip(records, names)}
+        copy = [r.copy(key=renamed[r.key]) for r in records]
+        if attempt:
+            rng.shuffle(copy)
+        back = {v: k for k, v in renamed.items()}
+        got = {frozenset(back[k] for k in g) for g in group_sets(dedupe.find_groups(copy))}
+        assert got == want
+
+
 def test_a_shuffled_file_gives_the_same_groups_through_the_cli(cli, tmp_path):
     text = HARD.read_text(encoding="utf-8")
     blocks = ["@" + b for b in text.split("\n@")[1:]]
@@ -388,3 +410,41 @@ def test_a_macro_the_matcher_does_not_know_keeps_its_name(tmp_path):
     assert [g.keys for g in groups] == [["a", "b"]]
     assert "thanh" in " ".join(" ".join(p[0]) for p in dedupe.people.parse_authors(
         lib.records[0].fields["author"]))
+
+
+# ---------------------------------------------------------------- the weights cache
+def _big_library(tmp_path):
+    """A file above the parse cache's size (so it has a digest): review-like records
+    with long abstracts."""
+    records = _review_like(240, 5)
+    pad = "Background and methods of a long abstract. " * 30
+    text = "".join(f"@article{{{r.key},\n" + "".join(f"  {k} = {{{v}}},\n" for k, v in
+                                                   r.fields.items())
+                   + f"  abstract = {{{pad}{r.key}}}\n}}\n\n" for r in records)
+    path = write(tmp_path / "big.bib", text)
+    assert path.stat().st_size >= store.cache.MIN_BYTES
+    return path
+
+
+def test_the_weights_are_kept_for_the_file_and_used_by_the_next_command(cli, tmp_path,
+                                                                          monkeypatch):
+    path = _big_library(tmp_path)
+    first = cli("dedupe", "--format", "json", "-l", path)
+    lib = store.load(path)
+    estimated = dedupe.Matcher(lib.records, digest=lib.document.digest).model
+
+    def no_estimate(self):
+        raise AssertionError("estimated again")
+
+    monkeypatch.setattr(dedupe.Matcher, "_estimate", no_estimate)
+    assert dedupe.Matcher(lib.records, digest=lib.document.digest).model == estimated
+    again = cli("dedupe", "--format", "json", "-l", path)
+    assert again.stdout == first.stdout
+    # add judges by the same weights, without estimating them again
+    r = cli("add", "--title", "An unrelated study of glacier melt in the Alps",
+            "--author", "Moser, Karin", "--year", "2021", "--venue", "J Glaciol", "-l", path)
+    assert r.exit_code == 0, r.output
+    # a changed file (new bytes) has weights of its own
+    with pytest.raises(AssertionError, match="estimated again"):
+        lib = store.load(path)
+        _ = dedupe.Matcher(lib.records, digest=lib.document.digest).model

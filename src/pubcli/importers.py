@@ -287,7 +287,8 @@ class Outcome:
 
 def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = False,
          add_near: bool = False, areas: Sequence[str] = (),
-         review_threshold: float = REVIEW_THRESHOLD) -> list[Outcome]:
+         review_threshold: float = REVIEW_THRESHOLD, digest: str | None = None
+         ) -> list[Outcome]:
     """Decide, item by item, what an import does.
 
     Each item is matched (with :func:`pubcli.dedupe.find_matches`) against the
@@ -298,6 +299,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     type unless ``force``, missing required fields, bad year) are skipped.
     ``areas`` (resolved names) are added to every item. Kept items get a key:
     their own when valid and free, else the scheme's (suffixed when taken).
+    ``digest`` (of the library file's bytes) lets the weights come from the cache.
     """
     from . import entries
     from .dedupe import find_matches
@@ -322,7 +324,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
         except ValidationError as exc:
             out.append(Outcome(item, INVALID, rec, problem=exc.message))
             continue
-        matches = find_matches(rec, pool)
+        matches = find_matches(rec, pool, digest=digest)
         if matches:
             best = matches[0]
             earlier = incoming.get(id(best.record))
@@ -337,7 +339,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
                 outcome.problem = f"line {earlier.item.line} says as much or more: that one is kept"
             out.append(outcome)
             continue
-        near = find_matches(rec, pool, threshold=review_threshold)
+        near = find_matches(rec, pool, threshold=review_threshold, digest=digest)
         add = not near or add_near
         if add:
             rec, _ = entries.keep_or_renew_key(rec, taken)
@@ -417,7 +419,8 @@ class NothingToImport(ValidationError):
 
 def plan_import(text: str, library: Sequence[Record], config: Config, *, source: str = "-",
                 fmt: str = "auto", areas: Sequence[str] = (), allow_new: bool = False,
-                add_near: bool = False, force: bool = False) -> ImportPlan:
+                add_near: bool = False, force: bool = False,
+                digest: str | None = None) -> ImportPlan:
     """Read ``text`` (from ``source``, "-" for stdin) as ``fmt`` and decide what an
     import into ``library`` does (see :func:`plan`). ``areas`` are names as typed,
     resolved against the vocabulary (``allow_new`` accepts new ones). Names in a
@@ -435,5 +438,6 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
         hint = " (is it a listing? try --format text)" if fmt == "bib" else ""
         raise NothingToImport(f"{where}: found no publications to import{hint}",
                               details=warnings)
-    outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen)
+    outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen,
+                    digest=digest)
     return ImportPlan(outcomes, warnings, where)

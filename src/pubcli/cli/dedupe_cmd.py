@@ -154,8 +154,10 @@ def _groups(path: Path, lib: "Library", threshold: float | None) -> list["Group"
                 bar.update(task, completed=done, total=total)
 
             return dedupe.find_groups(lib.records, threshold=threshold,
-                                      distinct=remembered, progress=progress)
-    return dedupe.find_groups(lib.records, threshold=threshold, distinct=remembered)
+                                      distinct=remembered, progress=progress,
+                                      digest=lib.document.digest)
+    return dedupe.find_groups(lib.records, threshold=threshold, distinct=remembered,
+                              digest=lib.document.digest)
 
 
 def _stderr_is_terminal() -> bool:
@@ -292,7 +294,7 @@ def _report(path: Path, threshold: float | None, explain: Optional[Tuple[str, st
 
     lib = store.load(path)
     common.report_problems(lib)
-    matcher = dedupe.Matcher(lib.records, threshold=threshold)
+    matcher = dedupe.Matcher(lib.records, threshold=threshold, digest=lib.document.digest)
     out: dict = {}
     if explain:
         a, b = _one(lib, explain[0]), _one(lib, explain[1])

@@ -68,7 +68,8 @@ def import_command(
         common.report_problems(lib)
         plan = importers.plan_import(text, lib.records, cfg, source=source,
                                      fmt=format_.value, areas=area or [], allow_new=new,
-                                     add_near=add_near, force=force)
+                                     add_near=add_near, force=force,
+                                     digest=lib.document.digest)
         for line in plan.warnings:
             common.warn(line)
         for o in plan.outcomes:

@@ -20,14 +20,22 @@ Evidence is weighed, Fellegi-Sunter style, per library:
 5. :mod:`.merge` merges a group; :mod:`.explain` says why.
 
 The only package that imports rapidfuzz (and numpy, for the estimation); none of
-it prints or writes files.
+it prints. Its one file is the weights cache: given the digest of the library
+file's bytes, a :class:`Matcher` keeps the estimated weights and the candidate
+pairs there (:func:`pubcli.store.cache.write_derived`), so the next command on
+the same file (``add``, ``import``, ``dedupe --explain``) does not work them out
+again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import math
+from array import array
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from .. import gcpause
@@ -66,8 +74,6 @@ CHAIN_FLOOR = 50.0
 AGAINST = -6.0
 #: The weights are estimated on at most this many candidate pairs (an even sample).
 TRAINING_PAIRS = 8_000
-#: Libraries up to this size get their own estimated weights in find_matches.
-ESTIMATE_LIMIT = 50_000
 
 
 @dataclass
@@ -134,7 +140,9 @@ def _no_gc() -> contextlib.AbstractContextManager[None]:
 
 
 def _content_key(rec: Record) -> tuple:
-    return (rec.key, rec.type, tuple(rec.fields.items()))
+    """The canonical order: what a record says, its key only between records that
+    say the same (so renaming keys leaves the order, and the groups, as they are)."""
+    return (rec.type, tuple(rec.fields.items()), rec.key)
 
 
 def _title_works(index: Index) -> dict[str, int]:
@@ -173,14 +181,31 @@ def _same_work(a: Features, b: Features) -> bool:
     return not (a.year and b.year and abs(a.year - b.year) > 1)
 
 
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """The code the cached weights were made by: every source file of pubcli (a
+    change to any of them makes the cache stale) and the sample size."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.blake2b(digest_size=16)
+    for p in sorted(root.rglob("*.py")):
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
 class Matcher:
     """One library's matcher: its records indexed in a canonical (content) order,
-    the weights estimated on its candidate pairs, and the comparisons made."""
+    the weights estimated on its candidate pairs, and the comparisons made.
+
+    ``digest`` (of the library file's bytes, whose records ``records`` are, in file
+    order) lets the weights and candidate pairs come from, and go to, the weights
+    cache."""
 
     def __init__(self, records: Sequence[Record], *, threshold: float | None = None,
-                 model: Model | None = None) -> None:
+                 model: Model | None = None, digest: str | None = None) -> None:
         self.threshold = DEFAULT_THRESHOLD if threshold is None else float(threshold)
         self.records = list(records)
+        self._digest = digest
         with _no_gc():
             order = sorted(range(len(self.records)),
                            key=lambda i: _content_key(self.records[i]))
@@ -197,6 +222,44 @@ class Matcher:
         self._by_id: dict[int, int] | None = None
         self._quick_pair: tuple[int, int] | None = None
         self._quick_done: list = []
+        if digest is not None:
+            self._from_cache()
+
+    # ------------------------------------------------------------ the cache
+    def _maker(self) -> str:
+        return f"{_code_digest()}:{TRAINING_PAIRS}:{len(self.records)}"
+
+    def _from_cache(self) -> None:
+        from ..store import cache
+
+        assert self._digest is not None
+        data = cache.read_derived("weights", self._digest, self._maker())
+        if data is None:
+            return
+        try:
+            model = Model.from_data(data["model"])
+            first, second = array("I"), array("I")
+            first.frombytes(data["first"])
+            second.frombytes(data["second"])
+        except (KeyError, TypeError, ValueError):
+            return
+        n = len(self.records)
+        if len(first) != len(second) or any(j >= n for j in second):
+            return
+        if self._model is None:
+            self._model = model
+        self._pairs = set(zip(first, second))
+
+    def _to_cache(self) -> None:
+        from ..store import cache
+
+        if self._digest is None or self._model is None or self._pairs is None:
+            return
+        pairs = sorted(self._pairs)
+        cache.write_derived("weights", self._digest, self._maker(), {
+            "model": self._model.to_data(),
+            "first": array("I", [i for i, _ in pairs]).tobytes(),
+            "second": array("I", [j for _, j in pairs]).tobytes()})
 
     # ------------------------------------------------------------ the weights
     def pairs(self, progress: Callable[[float], None] | None = None) -> set[tuple[int, int]]:
@@ -209,6 +272,7 @@ class Matcher:
     def model(self) -> Model:
         if self._model is None:
             self._model = self._estimate()
+            self._to_cache()
         return self._model
 
     @property
@@ -382,59 +446,63 @@ class Matcher:
 
 
 # ---------------------------------------------------------------- the stable API
-_MATCHER_CACHE: list = []  # [(records sequence, ids of its records, Matcher)]
+_MATCHER_CACHE: list = []  # [(records sequence, ids of its records, digest, Matcher)]
 
 
-def _matcher_for(records: Sequence[Record]) -> Matcher:
+def _matcher_for(records: Sequence[Record], digest: str | None = None) -> Matcher:
     """The matcher of ``records``, reused while the sequence holds the same record
     objects (records appended since are added; any other change rebuilds it). The
     matcher keeps the records alive, so their ids cannot be reused meanwhile."""
     if _MATCHER_CACHE:
-        seq, ids, matcher = _MATCHER_CACHE[0]
+        seq, ids, known, matcher = _MATCHER_CACHE[0]
         n = len(ids)
-        if seq is records and len(records) >= n and list(map(id, records[:n])) == ids:
+        if seq is records and known == digest and len(records) >= n \
+                and list(map(id, records[:n])) == ids:
             for rec in records[n:]:
                 matcher.add(rec)
             ids.extend(map(id, records[n:]))
             return matcher
-    model = None if len(records) <= ESTIMATE_LIMIT else prior_model()
-    matcher = Matcher(records, model=model)
-    _MATCHER_CACHE[:] = [(records, list(map(id, records)), matcher)]
+    matcher = Matcher(records, digest=digest)
+    _MATCHER_CACHE[:] = [(records, list(map(id, records)), digest, matcher)]
     return matcher
 
 
 def find_matches(candidate: Record, records: Sequence[Record], *,
-                 threshold: float | None = None) -> list[Match]:
+                 threshold: float | None = None, digest: str | None = None) -> list[Match]:
     """The records ``candidate`` duplicates, strongest first, judged with the
-    weights of ``records``' library. ``threshold`` is the match probability in
-    percent (default :data:`DEFAULT_THRESHOLD`). The matcher built over
-    ``records`` is kept for the next call with the same sequence (records
-    appended since are indexed incrementally)."""
+    weights of ``records``' library (``digest``: of the library file's bytes, whose
+    records ``records`` are, for the weights cache). ``threshold`` is the match
+    probability in percent (default :data:`DEFAULT_THRESHOLD`). The matcher built
+    over ``records`` is kept for the next call with the same sequence (records
+    appended since are indexed incrementally, the weights kept)."""
     with _no_gc():
-        return _matcher_for(records).matches(
+        return _matcher_for(records, digest).matches(
             candidate, DEFAULT_THRESHOLD if threshold is None else float(threshold))
 
 
 def find_groups(records: Sequence[Record], *, threshold: float | None = None,
                 distinct: Iterable[tuple[str, str]] = (),
-                progress: Callable[[int, int], None] | None = None) -> list[Group]:
+                progress: Callable[[int, int], None] | None = None,
+                digest: str | None = None) -> list[Group]:
     """Groups of records that describe the same work, in input order.
 
     ``distinct`` holds key pairs a user judged "not duplicates": such a pair is
     never linked (see :mod:`pubcli.distinct`). ``progress(done, total)`` is
-    called now and then during long runs. The groups do not depend on the order
-    of ``records``.
+    called now and then during long runs. ``digest`` (of the library file's
+    bytes, whose records ``records`` are) lets the weights come from the weights
+    cache. The groups do not depend on the order of ``records`` or their keys.
     """
     with _no_gc():
-        return Matcher(records, threshold=threshold).groups(distinct, progress)
+        return Matcher(records, threshold=threshold, digest=digest).groups(distinct, progress)
 
 
 def explain(a: Record, b: Record, threshold: float | None = None, *,
-            records: Sequence[Record] | None = None) -> Verdict:
+            records: Sequence[Record] | None = None, digest: str | None = None) -> Verdict:
     """The full judgement on two records: each field's contribution, the vetoes,
     the probability. With ``records`` (their library) the weights are that
     library's; without, the prior weights."""
     with _no_gc():
         m = Matcher(records if records is not None else [a, b], threshold=threshold,
-                    model=None if records is not None else prior_model())
+                    model=None if records is not None else prior_model(),
+                    digest=digest if records is not None else None)
         return m.explain(a, b)

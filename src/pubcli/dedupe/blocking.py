@@ -252,6 +252,8 @@ def block(index: Index, *, window: int = WINDOW,
 #: (rapidfuzz ``token_set_ratio``): debris before or after a title ("k shim fast
 #: similarity search ...", "... ( panel abstract )") moves it far in every sort order.
 RARE_CUT = 80.0
+#: Titles sharing a pair of rare words are compared pairwise only up to this many.
+RARE_GROUP = 20
 
 
 def _rare_word_pairs(index: Index, pairs: set[tuple[int, int]]) -> None:
@@ -280,7 +282,7 @@ def _rare_word_pairs(index: Index, pairs: set[tuple[int, int]]) -> None:
     seen: set[tuple[str, str]] = set()
     ratio = fuzz.token_set_ratio
     for group in groups.values():
-        if not 1 < len(group) <= _BIG_BLOCK:
+        if not 1 < len(group) <= RARE_GROUP:
             continue
         for x, y in combinations(group, 2):
             if (x, y) in seen:

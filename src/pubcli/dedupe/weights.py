@@ -240,6 +240,34 @@ class Model:
         p = 1.0 / (1.0 + 2.0 ** (-total)) if total > -60 else 0.0
         return Score(out, total, p)
 
+    def to_data(self) -> dict:
+        """The model as plain values (for the weights cache)."""
+        return {"m": {f.value: list(v) for f, v in self.m.items()},
+                "u": {f.value: list(v) for f, v in self.u.items()},
+                "prior": self.prior, "pairs": self.pairs, "iterations": self.iterations,
+                "title_works": dict(self.title_works),
+                "generic_titles": sorted(self.generic_titles),
+                "support": {f.value: list(v) for f, v in self.support.items()}}
+
+    @classmethod
+    def from_data(cls, data: dict) -> "Model":
+        """The model :meth:`to_data` gave (KeyError, TypeError or ValueError when
+        ``data`` is not one)."""
+        def per_field(d: dict) -> dict[Field, list[float]]:
+            out = {Field(k): [float(x) for x in v] for k, v in d.items()}
+            for f, v in out.items():
+                if len(v) != len(LEVELS[f]):
+                    raise ValueError(f"{f.value}: {len(v)} levels")
+            return out
+
+        m, u = per_field(data["m"]), per_field(data["u"])
+        if set(m) != set(FIELDS) or set(u) != set(FIELDS):
+            raise ValueError("fields")
+        support = per_field(data["support"]) if data["support"] else {}
+        return cls(m, u, float(data["prior"]), int(data["pairs"]), int(data["iterations"]),
+                   {str(k): int(v) for k, v in data["title_works"].items()},
+                   frozenset(data["generic_titles"]), support)
+
     def table(self) -> list[tuple[Field, str, float, float, float, float]]:
         """(field, level, m, u, weight, pairs) for every level: what ``--weights``
         prints. The weight is log2(m/u) moved toward the prior's where few candidate
