@@ -42,8 +42,8 @@ from .. import gcpause
 from ..model import Record
 from .blocking import Index, block
 from .clusters import cluster
-from .evidence import (FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto, VetoKind,
-                       compare, quick_levels)
+from .evidence import (CHEAP_FIELDS, FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto,
+                       VetoKind, cheap_levels, compare, quick_title)
 from .explain import Verdict, model_summary, quick_verdict, verdict, weight_lines
 from .identifiers import normalise_doi, normalise_isbn, page_range
 from .merge import Conflict, MergeResult, Planned, merge, plan_merges, suggest_keep
@@ -222,6 +222,7 @@ class Matcher:
         self._by_id: dict[int, int] | None = None
         self._quick_pair: tuple[int, int] | None = None
         self._quick_done: list = []
+        self._best_title = 0.0
         if digest is not None:
             self._from_cache()
 
@@ -297,18 +298,21 @@ class Matcher:
         """Can the pair not reach ``need`` bits even if authors and venue agree fully?
         (Compares the cheap fields only.)"""
         a, b = self.index.feats[i], self.index.feats[j]
-        keep = self._quick_done
-        levels, key, alt = quick_levels(a, b, series=self.index.series, common=self._common,
-                                        keep=keep)
-        self._quick_pair = (i, j)
         model = self.model
+        cheap = cheap_levels(a, b)
+        total = bound
+        for f, level in zip(CHEAP_FIELDS, cheap):
+            total += model.weight(f, level)
+        if total + self._best_title < need:
+            return True  # no title could make up for the rest
+        title, alt, key = quick_title(a, b, series=self.index.series, common=self._common)
+        self._quick_done[:] = (title if alt == MISSING else None, cheap[1:])
+        self._quick_pair = (i, j)
         words = min(len(a.content_tokens), len(b.content_tokens))
-        total = model.title_weight(levels[0], key, words)[0]
+        t_weight = model.title_weight(title[0], key, words)[0]
         if alt != MISSING:
-            total = max(total, model.title_weight(alt, key, words)[0])
-        for k in range(2, len(FIELDS)):
-            total += model.weight(FIELDS[k], levels[k])
-        return total + bound < need
+            t_weight = max(t_weight, model.title_weight(alt, key, words)[0])
+        return total + t_weight < need
 
     # ------------------------------------------------------------ one pair
     def comparison(self, i: int, j: int) -> Comparison:
@@ -389,6 +393,8 @@ class Matcher:
         need = math.log2(p / (1 - p)) - prior_bits - 1e-9
         bound = sum(max(0.0, max(model.weight(f, k) for k in range(len(LEVELS[f]))))
                     for f in (Field.AUTHORS, Field.VENUE))
+        self._best_title = max(0.0, max(model.weight(Field.TITLE, k)
+                                        for k in range(len(LEVELS[Field.TITLE]))))
         compared = self._compared
         for i, j in sorted(pairs):
             if skip and pair_key(feats[i].record.key, feats[j].record.key) in skip:

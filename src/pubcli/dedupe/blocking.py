@@ -258,39 +258,47 @@ RARE_GROUP = 20
 
 def _rare_word_pairs(index: Index, pairs: set[tuple[int, int]]) -> None:
     from collections import Counter
-    from itertools import chain, combinations
+    from itertools import combinations
 
     from rapidfuzz import fuzz
 
-    words: dict[str, set[str]] = {}
     stop = _STOP
-    for title in index.by_title:
-        ws = set(title.split()) - stop
+    titles = [t for t in index.by_title]
+    word_sets = [set(t.split()) - stop for t in titles]
+    df: Counter[str] = Counter()
+    for ws in word_sets:
         if len(ws) >= 2:
-            words[title] = ws
-    df: Counter[str] = Counter(chain.from_iterable(words.values()))
-    rank = {w: (c, w) for w, c in df.items()}.__getitem__  # ties go the same way every run
-    groups: dict[tuple[str, ...], list[str]] = {}
+            df.update(ws)
+    # words numbered rarest first (ties by the word: the same way every run)
+    order = sorted(df, key=lambda w: (df[w], w))
+    rank = {w: n for n, w in enumerate(order)}
+    counts = [df[w] for w in order]
+    groups: dict[tuple[int, int], list[int]] = {}
     add = groups.setdefault
-    for title, ws in words.items():
-        rare = sorted(ws, key=rank)[:3]
-        if rank(rare[1])[0] < 2:
+    for t, ws in enumerate(word_sets):
+        if len(ws) < 2:
+            continue
+        rare = sorted([rank[w] for w in ws])[:3]
+        if counts[rare[1]] < 2:
             continue  # at most one word another title has
-        rare.sort()
         for key in combinations(rare, 2):
-            add(key, []).append(title)
-    seen: set[tuple[str, str]] = set()
+            add(key, []).append(t)
+    seen: set[int] = set()
+    n = len(titles)
     ratio = fuzz.token_set_ratio
+    by_title = index.by_title
     for group in groups.values():
         if not 1 < len(group) <= RARE_GROUP:
             continue
         for x, y in combinations(group, 2):
-            if (x, y) in seen:
+            code = x * n + y
+            if code in seen:
                 continue
-            seen.add((x, y))
-            if ratio(x, y, score_cutoff=RARE_CUT) < RARE_CUT:
+            seen.add(code)
+            tx, ty = titles[x], titles[y]
+            if ratio(tx, ty, score_cutoff=RARE_CUT) < RARE_CUT:
                 continue
-            gi, gj = index.by_title[x], index.by_title[y]
+            gi, gj = by_title[tx], by_title[ty]
             if len(gi) * len(gj) > _BIG_BLOCK * _BIG_BLOCK:
                 continue
             for i in gi:

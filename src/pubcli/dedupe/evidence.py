@@ -499,28 +499,33 @@ def _cheap(a: Features, b: Features) -> tuple[int, ...]:
             _same_or_not(a.pmid, b.pmid))
 
 
-def quick_levels(a: Features, b: Features, *,
-                 series: Callable[[Features], bool] | None = None,
-                 common: Callable[[Features], bool] | None = None,
-                 keep: list | None = None) -> tuple[tuple[int, ...], str, int]:
-    """The levels of every field but authors and venue (those are left :data:`MISSING`),
-    the shared title for term frequency, and the other title level the pair may
-    have (:data:`MISSING` when none): the title is compared without the word-by-word
-    test, so a pair scoring 88+ may in truth have :data:`T_WORD` (70-88:
-    :data:`T_70_WORDS`). Enough to rule most candidate pairs out before the costly
-    comparisons. ``keep`` receives the cheap fields' results (and the title's when
-    it is certain), for :func:`compare` (``done=``) not to work them out again."""
+#: The fields :func:`cheap_levels` compares, in its order.
+CHEAP_FIELDS: tuple[Field, ...] = (Field.YEAR, Field.NUMBER, Field.PAGES, Field.DOI,
+                                   Field.ARXIV, Field.ISBN, Field.TYPE, Field.PMID)
+
+
+def cheap_levels(a: Features, b: Features) -> tuple[int, ...]:
+    """The levels of :data:`CHEAP_FIELDS` (year, issue, pages, identifiers, type): the
+    fields that cost little, enough with the title to rule most candidate pairs out
+    before the costly comparisons (authors, venue)."""
+    return (_year(a, b)[0],) + _cheap(a, b)
+
+
+def quick_title(a: Features, b: Features, *,
+                series: Callable[[Features], bool] | None = None,
+                common: Callable[[Features], bool] | None = None
+                ) -> tuple[tuple[int, float, str], int, str]:
+    """The title compared without the word-by-word test ((level, score, shown)), the
+    other level the pair may have in truth (:data:`MISSING` when none: a pair scoring
+    88+ may be :data:`T_WORD`, 70-88 :data:`T_70_WORDS`), and the shared title for
+    term frequency."""
     title = _title(a, b, series, common, words=False)
     t_level, t_score = title[0], title[1]
     alt = MISSING
     if t_level != MISSING and t_score < 100 and a.title != b.title:
         alt = T_WORD if t_score >= 88 else (T_70_WORDS if t_score >= 70 else MISSING)
-    y_level, _ = _year(a, b)
-    rest = _cheap(a, b)
-    if keep is not None:
-        keep[:] = (title if alt == MISSING else None, rest)
     key = a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title else ""
-    return (t_level, MISSING, y_level, MISSING) + rest, key, alt
+    return title, alt, key
 
 
 def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | None = None,
