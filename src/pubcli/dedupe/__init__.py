@@ -336,9 +336,15 @@ class Matcher:
                              cmp.vetoes, th)
 
     def explain(self, a: Record, b: Record) -> Verdict:
-        """The judgement on two records of (or new to) this library."""
+        """The judgement on two records of (or new to) this library: the one
+        :meth:`groups` makes, so a pair blocking never proposes is no duplicate
+        ("never compared")."""
+        n = len(self.index.feats)
         i, j = self._feature_of(a), self._feature_of(b)
-        return self.judge(i, j)
+        v = self.judge(i, j)
+        if i < n and j < n and i != j and (min(i, j), max(i, j)) not in self.pairs():
+            v.duplicate, v.compared = False, False
+        return v
 
     def _feature_of(self, rec: Record) -> int:
         for n, f in enumerate(self.index.feats):

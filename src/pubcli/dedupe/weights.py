@@ -70,7 +70,8 @@ CAP = 10.0
 CONTEXT_CAP = 9.0
 _CONTEXT = frozenset(FIELDS.index(f) for f in (Field.AUTHORS, Field.YEAR, Field.VENUE,
                                                Field.NUMBER, Field.TYPE))
-_CONTEXT_NOTE = "authors, year and venue count together at most " + f"{CONTEXT_CAP:g} bits"
+#: Said once per pair when its context weights were scaled down (marked "*").
+CONTEXT_NOTE = "* authors, year and venue count together at most " + f"{CONTEXT_CAP:g} bits"
 #: Pairs of support at which a level's weight is half estimated, half prior.
 SHRINK = 30.0
 #: Title levels that differ from the exact title only by noise (a typo, debris around
@@ -103,6 +104,7 @@ class Contribution:
     weight: float       # bits
     shown: str          # the values compared ("97", "3 of 4", "1443/1444")
     note: str = ""      # why it weighs what it weighs, when that is not obvious
+    capped: bool = False  # scaled down with the other context fields (CONTEXT_NOTE)
 
     @property
     def level_name(self) -> str:
@@ -110,7 +112,7 @@ class Contribution:
 
     def __str__(self) -> str:
         what = self.shown or self.level_name
-        text = f"{self.field.value} {what} ({self.weight:+.1f}"
+        text = f"{self.field.value} {what} ({self.weight:+.1f}{'*' if self.capped else ''}"
         return text + (f": {self.note})" if self.note else ")")
 
 
@@ -231,12 +233,12 @@ class Model:
         for i, f in enumerate(FIELDS):
             level = cmp.levels[i]
             w, note = weights[i]
-            if scale < 1.0 and i in _CONTEXT and w > 0:
+            capped = scale < 1.0 and i in _CONTEXT and w > 0
+            if capped:
                 w *= scale
-                note = _CONTEXT_NOTE
             total += w
             if level != MISSING:
-                out.append(Contribution(f, level, w, cmp.shown[i], note))
+                out.append(Contribution(f, level, w, cmp.shown[i], note, capped))
         p = 1.0 / (1.0 + 2.0 ** (-total)) if total > -60 else 0.0
         return Score(out, total, p)
 
