@@ -448,3 +448,60 @@ def test_the_weights_are_kept_for_the_file_and_used_by_the_next_command(cli, tmp
     with pytest.raises(AssertionError, match="estimated again"):
         lib = store.load(path)
         _ = dedupe.Matcher(lib.records, digest=lib.document.digest).model
+
+
+# ---------------------------------------------------------------- error classes
+def test_a_column_title_recurring_in_a_venues_issues_is_no_evidence():
+    """"Editor's comments" in five issues of one journal, by the same editor: a
+    heading, five works; the one copy of an issue's column still joins its twin."""
+    people = ["Beeton, Barbara"] * 3 + ["Berry, Karl"] * 2
+    recs = [rec(f"c{i}", title="Editor's comments", author=au, journal="TUGboat",
+                year=str(2001 + i), volume=str(12 + i), number="1", pages=f"{3 + i}--{5 + i}")
+            for i, au in enumerate(people)]
+    twin = rec("d0", title="Editor's Comments", author="Beeton, B.", journal="TUGboat",
+               year="2001", volume="12", number="1", pages="3--5")
+    groups = dedupe.find_groups([*recs, twin])
+    assert group_sets(groups) == {frozenset({"c0", "d0"})}
+
+
+def test_a_cross_reference_note_in_a_title_is_not_an_erratum():
+    title = "Outcomes of early surgery in infants with congenital heart disease"
+    base = dict(author="Smith, J. and Doe, A.", journal="J Pediatr", year="2003",
+                volume="142", pages="100-105")
+    a = rec("a", title=title, **base)
+    for noted in (title + " [Erratum appears in J Pediatr. 2003 Jun;142(6):616]",
+                  "[Erratum appears in J Pediatr. 2003 Jun;142(6):616] " + title,
+                  title + ". [Comment in: Lancet. 2001;357(9):1]"):
+        assert dedupe.explain(a, rec("b", title=noted, **base)).duplicate, noted
+    # the erratum itself stays apart
+    assert not dedupe.explain(a, rec("e", title="Erratum: " + title, **base)).duplicate
+
+
+def test_people_written_given_name_first_between_commas_are_several():
+    assert [p[0] for p in dedupe.parse_authors("M. Kearns, Y. Mansour and D. Ron")] == \
+        [("kearns",), ("mansour",), ("ron",)]
+    assert [p[0] for p in dedupe.parse_authors("Kearns, M. and Mansour, Y.")] == \
+        [("kearns",), ("mansour",)]
+
+
+def test_blocking_proposes_a_translated_title_by_where_it_is_printed():
+    """The English title with the original beside it: no title key is shared, the
+    volume, first page and year (and first author) are."""
+    base = dict(author="Müller, Hans and Weber, Anna", journal="Nervenarzt", year="2004",
+                volume="75", number="3", pages="233-240")
+    a = rec("a", title="Rehabilitation nach Schlaganfall: eine Übersicht", **base)
+    b = rec("b", title="[Rehabilitation after stroke: a review]", **base)
+    m = dedupe.Matcher([a, b])
+    assert (0, 1) in m.pairs()
+    v = m.explain(a, b)
+    assert v.compared
+
+
+def test_abstracts_sharing_a_supplement_page_are_different_works():
+    base = dict(journal="Arch Phys Med Rehabil", year="2011", volume="92", number="10",
+                pages="1717")
+    a = rec("a", title="Visuospatial training after right-brain stroke",
+            author="Chen, P. and DeLuca, J.", **base)
+    b = rec("b", title="Metacognitive strategy training in acute stroke rehabilitation",
+            author="Skidmore, E. and Whyte, E.", **base)
+    assert not dedupe.find_groups([a, b])

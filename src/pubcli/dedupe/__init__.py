@@ -145,14 +145,25 @@ def _content_key(rec: Record) -> tuple:
     return (rec.type, tuple(rec.fields.items()), rec.key)
 
 
+#: A title carried by records of one venue in this many issues (years or volumes) is a
+#: heading ("Editor's comments", "Letter from the President"), not a work's title.
+HEADING_ISSUES = 3
+
+
 def _title_works(index: Index) -> dict[str, int]:
     """How many different works share each title of two or more records: records
-    without a person in common (or, without authors, years apart) count apart."""
+    without a person in common (or, without authors, years apart) count apart, and
+    a title one venue carries in :data:`HEADING_ISSUES` or more issues counts as
+    many works as issues (a column's heading: the same editor writes it each time)."""
     out: dict[str, int] = {}
     for title, members in index.by_title.items():
         if len(members) < 2:
             continue
         feats = [index.feats[i] for i in members]
+        issues = _heading_issues(feats)
+        if issues >= HEADING_ISSUES:
+            out[title] = max(issues, len(feats) if len(feats) > 60 else 0)
+            continue
         if len(feats) > 60:
             firsts = {f.authors[0][0][-1] if f.authors else ("", f.year) for f in feats}
             out[title] = len(firsts)
@@ -164,6 +175,20 @@ def _title_works(index: Index) -> dict[str, int]:
         if len(reps) > 1:
             out[title] = len(reps)
     return out
+
+
+def _heading_issues(feats: Sequence[Features]) -> int:
+    """The most issues (distinct years, or distinct volumes) one venue carries a title
+    in, among records that name their venue."""
+    by_venue: dict[str, tuple[set, set]] = {}
+    for f in feats:
+        if f.venue:
+            years, volumes = by_venue.setdefault(f.venue, (set(), set()))
+            if f.year:
+                years.add(f.year)
+            if f.biblio[0]:
+                volumes.add(f.biblio[0])
+    return max((max(len(y), len(v)) for y, v in by_venue.values()), default=0)
 
 
 def _same_work(a: Features, b: Features) -> bool:

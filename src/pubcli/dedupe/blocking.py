@@ -73,6 +73,8 @@ class Index:
         if blob is None or blob.size != len(self.feats):
             if name == "titles":
                 texts = self.titles
+            elif name == "pages":
+                texts = [s.record.fields.get("pages", "") for s in self.feats]
             else:
                 texts = ["\t".join(v.lower() for n, v in s.record.fields.items()
                                     if n in _ID_TEXT_FIELDS) for s in self.feats]
@@ -90,11 +92,22 @@ class Index:
                        if o.record.type in BOOKLIKE and o.isbn == s.isbn)
         return out
 
+    def _page_candidates(self, s: Features) -> set[int]:
+        """Records sharing a key of :func:`page_keys` with ``s`` (found by the first
+        page's digits in all pages fields, then checked)."""
+        mine = set(page_keys(s))
+        if not mine:
+            return set()
+        first = s.biblio[2][0]  # type: ignore[index]
+        return {i for i in self._blob("pages").containing(first)
+                if not mine.isdisjoint(page_keys(self.feats[i]))}
+
     def candidates(self, s: Features) -> set[int]:
         """Indexes of records that might match ``s`` (identifiers, titles)."""
         from rapidfuzz import fuzz, process
 
         out = self._id_candidates(s) if (s.doi or s.arxiv or s.isbn) else set()
+        out |= self._page_candidates(s)
         if s.title:
             if len(self._sorted) != len(self.feats):  # words in order: ratio = token_sort_ratio
                 self._sorted.extend(o.sorted_title for o in self.feats[len(self._sorted):])
@@ -144,6 +157,22 @@ class _Blob:
         return self._hits("\n" + head, 1) if head and "\n" not in head else iter(())
 
 
+def page_keys(s: Features) -> list[tuple[str, ...]]:
+    """Block keys that are not the title (a translated or bilingual title, one garbled
+    beyond the sort orders): where the work is printed (volume, first page, year)
+    and who wrote it when (first author's family name, first page, year)."""
+    _, _, pages, _ = s.biblio
+    if not (pages and pages[0] and s.year):
+        return []
+    volume = s.biblio[0]
+    out = []
+    if volume:
+        out.append(("volume-page", volume, pages[0], str(s.year)))
+    if s.authors and s.authors[0][0]:
+        out.append(("author-page", s.authors[0][0][-1], pages[0], str(s.year)))
+    return out
+
+
 def _is_series(titles: set[str]) -> bool:
     """Titles sharing a main title but clearly different after it ("X: part A",
     "X: part B"; not "X: a sub-title" and "X: a sub-tilte")."""
@@ -190,6 +219,8 @@ def block(index: Index, *, window: int = WINDOW,
             ids.setdefault(("isbn", isbn), []).append(s.index)
         if s.pmid:
             ids.setdefault(("pmid", s.pmid), []).append(s.index)
+        for key in page_keys(s):
+            ids.setdefault(key, []).append(s.index)
     for members in ids.values():
         if len(members) > 1:
             _pairs_within(members, sigs, pairs)

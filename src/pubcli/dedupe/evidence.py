@@ -481,7 +481,10 @@ def _cheap(a: Features, b: Features) -> tuple[int, ...]:
     else:
         num_level = MISSING
     if pages_a and pages_b:
-        p_level = 0 if pages_a == pages_b else (1 if pages_a[0] == pages_b[0] else 2)
+        # one page, not a range, is a place several items share (abstracts, letters
+        # on a supplement's page): it weighs as a first page in common
+        p_level = (0 if pages_a[0] != pages_a[1] else 1) if pages_a == pages_b else \
+            (1 if pages_a[0] == pages_b[0] else 2)
     else:
         p_level = MISSING
     doi_a, arx_a, isbn_a = a._identifiers()

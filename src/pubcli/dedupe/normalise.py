@@ -204,13 +204,27 @@ _DATABASE_NOTES = frozenset({"corrected", "abstract", "abstracts", "structured a
                              "see comments", "comment", "japanese", "english abstract"})
 
 
+#: A database's cross-reference in a title, anywhere in it: "[Erratum appears in J
+#: Pediatr. 2003 Jun;142(6):616]", "[Comment in: Lancet. 2001;357:1]", "[Retraction in
+#: ...]": it names another item (with a place and a number), it is not what this one is.
+_XREF_NOTE_RE = re.compile(
+    r"\s*\[\s*(?:erratum|errata|corrigendum|correction|comments?|commentary|retraction|"
+    r"retracted|republished|reprinted|update[ds]?|expression\s+of\s+concern|summary\s+for"
+    r"\s+patients)\b[^\[\]]*?\b(?:appears?\s+in|published\s+in|in|on|see)\b\s*:?"
+    r"[^\[\]]*\d[^\[\]]*\]\s*\.?", re.I)
+
+
 def strip_annotations(title: str) -> str:
     """A title without the notes databases add: "[Title]." (a translated title),
     "... [Japanese]", "... [corrected]", "... (Structured abstract)", "... [Abstract]",
-    "... [Erratum appears in J Pediatr. 2003 Jun;142(6):616]"; a bare "[Erratum]" is
-    what the item is and stays."""
+    "[Erratum appears in J Pediatr. 2003 Jun;142(6):616] ..." (a cross-reference,
+    anywhere); a bare "[Erratum]" is what the item is and stays."""
     if "[" not in title and "(" not in title:
         return title
+    if "[" in title:
+        bare = _XREF_NOTE_RE.sub(" ", title).strip()
+        if len(bare.split()) >= 3:
+            title = bare
     for _ in range(4):
         m = _TRAILING_NOTE_RE.search(title)
         if not m or m.start() == 0 or len(title[:m.start()].split()) < 3:

@@ -37,6 +37,14 @@ CUT_LIST_RE = re.compile(r"(?:\bet\.?\s*al\b\.?|\band\s+others|\u2026|\.\.\.|&\s
 _ETAL_RE = re.compile(r"[,;\s]*\b(?:et\s*al|and\s+others)\b\.?\s*$", re.I)
 
 
+def _given_first(piece: str) -> bool:
+    """"M. Kearns", "J. R. Smith": initials, then a family name (a BibTeX "Last, First"
+    never starts its family name with an initial)."""
+    words = piece.split()
+    return len(words) >= 2 and _is_initials(words[0]) and "." in words[0] \
+        and not _is_initials(words[-1])
+
+
 def _looks_vancouver(piece: str) -> bool:
     words = piece.split()
     return len(words) >= 2 and _is_initials(words[-1]) and not _is_initials(words[0])
@@ -78,6 +86,14 @@ def person_strings(value: str | None) -> list[str]:
                     parts = [f"{pieces[i]}, {pieces[i + 1]}" for i in range(0, len(pieces), 2)]
                 elif len(pieces) >= 3 and all(len(p.split()) >= 2 for p in pieces):
                     parts = pieces
+    if any("," in p for p in parts):
+        # "M. Kearns, Y. Mansour and D. Ron": people written given name first, the
+        # commas between them (not "Last, First")
+        out = []
+        for p in parts:
+            pieces = [x for x in split_top_level(p, ",") if x] if "," in p else [p]
+            out += pieces if len(pieces) >= 2 and all(map(_given_first, pieces)) else [p]
+        parts = out
     return parts
 
 
