@@ -178,17 +178,20 @@ def _title_works(index: Index) -> dict[str, int]:
 
 
 def _heading_issues(feats: Sequence[Features]) -> int:
-    """The most issues (distinct years, or distinct volumes) one venue carries a title
-    in, among records that name their venue."""
-    by_venue: dict[str, tuple[set, set]] = {}
+    """The most issues (distinct years, volumes, or volume and issue numbers) one venue
+    carries a title in, among records that name their venue."""
+    by_venue: dict[str, tuple[set, set, set]] = {}
     for f in feats:
         if f.venue:
-            years, volumes = by_venue.setdefault(f.venue, (set(), set()))
+            years, volumes, issues = by_venue.setdefault(f.venue, (set(), set(), set()))
+            volume, number = f.biblio[0], f.biblio[1]
             if f.year:
                 years.add(f.year)
-            if f.biblio[0]:
-                volumes.add(f.biblio[0])
-    return max((max(len(y), len(v)) for y, v in by_venue.values()), default=0)
+            if volume:
+                volumes.add(volume)
+                if number:
+                    issues.add((volume, number))
+    return max((max(map(len, sets)) for sets in by_venue.values()), default=0)
 
 
 def _same_work(a: Features, b: Features) -> bool:

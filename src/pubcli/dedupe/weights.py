@@ -51,11 +51,14 @@ M_CAP: dict[tuple[Field, int], float] = {
     (Field.YEAR, 4): 0.004, (Field.YEAR, 3): 0.02,
     (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01, (Field.PMID, 1): 0.01, (Field.VENUE, 4): 0.005,
     (Field.TITLE, T_WORD): 0.05, (Field.TITLE, T_LOW): 0.02,
+    # other pages in the same place are another item (a preprint has none)
+    (Field.PAGES, 2): 0.1,
 }
 #: Levels the estimate may make weigh more against a match than the prior, never less:
 #: a content word replaced by another (not a typo, an inflection, a compound or an
-#: acronym) says "another work", whatever a library of near-copies teaches EM.
-AT_MOST_PRIOR = frozenset({(Field.TITLE, T_WORD)})
+#: acronym), or titles that have little in common, say "another work", whatever a
+#: library of near-copies (or of items printed on one page) teaches EM.
+AT_MOST_PRIOR = frozenset({(Field.TITLE, T_WORD), (Field.TITLE, T_LOW)})
 #: Pseudo-pairs behind the prior, for duplicates and non-duplicates.
 STRENGTH_M = 40.0
 STRENGTH_U = 40.0
