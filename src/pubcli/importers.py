@@ -299,7 +299,10 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     type unless ``force``, missing required fields, bad year) are skipped.
     ``areas`` (resolved names) are added to every item. Kept items get a key:
     their own when valid and free, else the scheme's (suffixed when taken).
-    ``digest`` (of the library file's bytes) lets the weights come from the cache.
+    Every item is judged with the weights and title frequencies of the library the
+    import makes (the library and all items), as ``pubcli dedupe`` will judge it
+    afterwards; ``digest`` names that content (the file's and the items' bytes) for
+    the weights cache.
     """
     from . import entries
     from .dedupe import find_matches
@@ -313,6 +316,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     # the rules ``check`` will apply to the library with these entries in it
     biblatex = biblatex_file([*library, *(i.record for i in items)])
     incoming: dict[int, Outcome] = {}  # id(record) -> its outcome, for items kept
+    would_be = [*library, *(i.record for i in items)]
     out: list[Outcome] = []
     for item in items:
         rec = entries.apply_extras(item.record, areas)
@@ -324,7 +328,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
         except ValidationError as exc:
             out.append(Outcome(item, INVALID, rec, problem=exc.message))
             continue
-        matches = find_matches(rec, pool, digest=digest)
+        matches = find_matches(rec, pool, digest=digest, among=would_be)
         if matches:
             best = matches[0]
             earlier = incoming.get(id(best.record))
@@ -339,7 +343,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
                 outcome.problem = f"line {earlier.item.line} says as much or more: that one is kept"
             out.append(outcome)
             continue
-        near = find_matches(rec, pool, threshold=review_threshold, digest=digest)
+        near = find_matches(rec, pool, threshold=review_threshold, digest=digest,
+                            among=would_be)
         add = not near or add_near
         if add:
             rec, _ = entries.keep_or_renew_key(rec, taken)
@@ -438,6 +443,10 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
         hint = " (is it a listing? try --format text)" if fmt == "bib" else ""
         raise NothingToImport(f"{where}: found no publications to import{hint}",
                               details=warnings)
+    if digest is not None:  # the library's bytes and the items': what the weights are of
+        from .store.cache import digest_of
+
+        digest = digest_of(f"{digest}\0".encode() + text.encode("utf-8", "surrogateescape"))
     outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen,
                     digest=digest)
     return ImportPlan(outcomes, warnings, where)

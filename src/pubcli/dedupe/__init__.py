@@ -322,10 +322,27 @@ class Matcher:
         rows = [c.levels for c in (self.comparison(i, j) for i, j in pairs) if not c.vetoes]
         return estimate(rows, title_works=self.title_works, generic_titles=_GENERIC)
 
+    def _need(self, threshold: float) -> tuple[float, float]:
+        """(the bits a pair needs beyond the prior to reach ``threshold`` percent, the
+        most authors and venue can add): what :meth:`_ruled_out` weighs against."""
+        model = self.model
+        p = min(max(threshold / 100.0, 1e-9), 1 - 1e-9)
+        prior_bits = math.log2(model.prior / (1 - model.prior))
+        need = math.log2(p / (1 - p)) - prior_bits - 1e-9
+        bound = sum(max(0.0, max(model.weight(f, k) for k in range(len(LEVELS[f]))))
+                    for f in (Field.AUTHORS, Field.VENUE))
+        self._best_title = max(0.0, max(model.weight(Field.TITLE, k)
+                                        for k in range(len(LEVELS[Field.TITLE]))))
+        return need, bound
+
     def _ruled_out(self, i: int, j: int, need: float, bound: float) -> bool:
         """Can the pair not reach ``need`` bits even if authors and venue agree fully?
         (Compares the cheap fields only.)"""
-        a, b = self.index.feats[i], self.index.feats[j]
+        return self._cannot_reach(self.index.feats[i], self.index.feats[j], need, bound,
+                                  (i, j))
+
+    def _cannot_reach(self, a: Features, b: Features, need: float, bound: float,
+                      pair: tuple[int, int] | None = None) -> bool:
         model = self.model
         cheap = cheap_levels(a, b)
         total = bound
@@ -335,7 +352,7 @@ class Matcher:
             return True  # no title could make up for the rest
         title, alt, key = quick_title(a, b, series=self.index.series, common=self._common)
         self._quick_done[:] = (title if alt == MISSING else None, cheap[1:])
-        self._quick_pair = (i, j)
+        self._quick_pair = pair
         words = min(len(a.content_tokens), len(b.content_tokens))
         t_weight = model.title_weight(title[0], key, words)[0]
         if alt != MISSING:
@@ -394,9 +411,10 @@ class Matcher:
         s = Features(candidate, -1)
         out: list[tuple[float, int, Match]] = []
         th = self.threshold if threshold is None else threshold
-        for j in self.index.candidates(s):
+        need, bound = self._need(th)
+        for j in sorted(self.index.candidates(s)):
             other = self.index.feats[j]
-            if other.record is candidate:
+            if other.record is candidate or self._cannot_reach(s, other, need, bound):
                 continue
             cmp = compare(s, other, series=self.index.series, common=self._common)
             words = min(len(s.content_tokens), len(other.content_tokens))
@@ -422,13 +440,8 @@ class Matcher:
         model = self.model
         report(1, 0, 700)
         links: list[tuple[int, int, Verdict]] = []
-        p = min(max(self.threshold / 100.0, 1e-9), 1 - 1e-9)
         prior_bits = math.log2(model.prior / (1 - model.prior))
-        need = math.log2(p / (1 - p)) - prior_bits - 1e-9
-        bound = sum(max(0.0, max(model.weight(f, k) for k in range(len(LEVELS[f]))))
-                    for f in (Field.AUTHORS, Field.VENUE))
-        self._best_title = max(0.0, max(model.weight(Field.TITLE, k)
-                                        for k in range(len(LEVELS[Field.TITLE]))))
+        need, bound = self._need(self.threshold)
         compared = self._compared
         for i, j in sorted(pairs):
             if skip and pair_key(feats[i].record.key, feats[j].record.key) in skip:
@@ -486,37 +499,49 @@ class Matcher:
 
 
 # ---------------------------------------------------------------- the stable API
-_MATCHER_CACHE: list = []  # [(records sequence, ids of its records, digest, Matcher)]
+_MATCHER_CACHE: list = []  # [(records, ids of its records, digest, among, Matcher)]
 
 
-def _matcher_for(records: Sequence[Record], digest: str | None = None) -> Matcher:
+def _matcher_for(records: Sequence[Record], digest: str | None = None,
+                 among: Sequence[Record] | None = None) -> Matcher:
     """The matcher of ``records``, reused while the sequence holds the same record
     objects (records appended since are added; any other change rebuilds it). The
     matcher keeps the records alive, so their ids cannot be reused meanwhile."""
     if _MATCHER_CACHE:
-        seq, ids, known, matcher = _MATCHER_CACHE[0]
+        seq, ids, known, whole, matcher = _MATCHER_CACHE[0]
         n = len(ids)
-        if seq is records and known == digest and len(records) >= n \
+        if seq is records and known == digest and whole is among and len(records) >= n \
                 and list(map(id, records[:n])) == ids:
             for rec in records[n:]:
                 matcher.add(rec)
             ids.extend(map(id, records[n:]))
             return matcher
-    matcher = Matcher(records, digest=digest)
-    _MATCHER_CACHE[:] = [(records, list(map(id, records)), digest, matcher)]
+    if among is None:
+        matcher = Matcher(records, digest=digest)
+    else:
+        # judged as dedupe will judge the library these records make: its weights,
+        # and how common its titles are
+        whole_matcher = Matcher(among, digest=digest)
+        matcher = Matcher(records, model=whole_matcher.model)
+        matcher._works = whole_matcher.title_works
+    _MATCHER_CACHE[:] = [(records, list(map(id, records)), digest, among, matcher)]
     return matcher
 
 
 def find_matches(candidate: Record, records: Sequence[Record], *,
-                 threshold: float | None = None, digest: str | None = None) -> list[Match]:
+                 threshold: float | None = None, digest: str | None = None,
+                 among: Sequence[Record] | None = None) -> list[Match]:
     """The records ``candidate`` duplicates, strongest first, judged with the
     weights of ``records``' library (``digest``: of the library file's bytes, whose
-    records ``records`` are, for the weights cache). ``threshold`` is the match
-    probability in percent (default :data:`DEFAULT_THRESHOLD`). The matcher built
-    over ``records`` is kept for the next call with the same sequence (records
-    appended since are indexed incrementally, the weights kept)."""
+    records ``records`` are, for the weights cache). With ``among`` (the library
+    ``records`` and the entries still to come will make: an import's), the weights
+    and title frequencies are ``among``'s, as ``dedupe`` will see them afterwards;
+    ``digest`` then names ``among``. ``threshold`` is the match probability in
+    percent (default :data:`DEFAULT_THRESHOLD`). The matcher built over ``records``
+    is kept for the next call with the same sequence (records appended since are
+    indexed incrementally, the weights kept)."""
     with _no_gc():
-        return _matcher_for(records, digest).matches(
+        return _matcher_for(records, digest, among).matches(
             candidate, DEFAULT_THRESHOLD if threshold is None else float(threshold))
 
 

@@ -70,16 +70,21 @@ class Index:
         """All records' identifier-bearing text, or all titles, as one searchable string
         (built once per index; a search is then one C-speed ``str.find`` loop)."""
         blob = self._blobs.get(name)
-        if blob is None or blob.size != len(self.feats):
-            if name == "titles":
-                texts = self.titles
-            elif name == "pages":
-                texts = [s.record.fields.get("pages", "") for s in self.feats]
-            else:
-                texts = ["\t".join(v.lower() for n, v in s.record.fields.items()
-                                    if n in _ID_TEXT_FIELDS) for s in self.feats]
-            blob = self._blobs[name] = _Blob(texts)
+        if blob is None or len(self.feats) - blob.size > max(256, blob.size // 8):
+            blob = self._blobs[name] = _Blob(self._blob_texts(name, 0))
+        elif blob.size + len(blob.extra) != len(self.feats):
+            # records added since (an import's, one by one): kept beside it
+            blob.extra += self._blob_texts(name, blob.size + len(blob.extra))
         return blob
+
+    def _blob_texts(self, name: str, start: int) -> list[str]:
+        feats = self.feats[start:]
+        if name == "titles":
+            return self.titles[start:]
+        if name == "pages":
+            return [s.record.fields.get("pages", "") for s in feats]
+        return ["\t".join(v.lower() for n, v in s.record.fields.items()
+                          if n in _ID_TEXT_FIELDS) for s in feats]
 
     def _id_candidates(self, s: Features) -> set[int]:
         out: set[int] = set()
@@ -99,7 +104,7 @@ class Index:
         if not mine:
             return set()
         first = s.biblio[2][0]  # type: ignore[index]
-        return {i for i in self._blob("pages").containing(first)
+        return {i for i in self._blob("pages").containing(first, whole=True)
                 if not mine.isdisjoint(page_keys(self.feats[i]))}
 
     def candidates(self, s: Features) -> set[int]:
@@ -124,10 +129,12 @@ class Index:
 
 
 class _Blob:
-    """Strings joined by newlines, searchable as one (substring or prefix)."""
+    """Strings joined by newlines, searchable as one (substring or prefix), and the
+    strings added since (``extra``, searched one by one)."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.size = len(texts)
+        self.extra: list[str] = []
         parts = []
         starts = []
         pos = 1
@@ -139,19 +146,25 @@ class _Blob:
         self.text = "\n" + "\n".join(parts) + "\n"
         self.starts = starts
 
-    def _hits(self, needle: str, shift: int = 0) -> Iterator[int]:
-
-
+    def _hits(self, needle: str, shift: int = 0, whole: bool = False) -> Iterator[int]:
         text, find = self.text, self.text.find
+        n = len(needle)
         i = find(needle)
         while i >= 0:
-            k = bisect.bisect_right(self.starts, i + shift) - 1
-            yield k
-            nxt = text.find("\n", i + 1)
-            i = find(needle, nxt) if nxt >= 0 else -1
+            if not whole or not (text[i - 1].isalnum() or text[i + n].isalnum()):
+                yield bisect.bisect_right(self.starts, i + shift) - 1
+                i = text.find("\n", i + 1)
+            else:
+                i += 1
+            if i >= 0:
+                i = find(needle, i)
+        for k, t in enumerate(self.extra):
+            if ("\n" + t).startswith(needle) if shift else needle in t:
+                yield self.size + k
 
-    def containing(self, needle: str) -> Iterator[int]:
-        return self._hits(needle) if needle and "\n" not in needle else iter(())
+    def containing(self, needle: str, whole: bool = False) -> Iterator[int]:
+        """Strings holding ``needle`` (``whole``: not inside a longer word or number)."""
+        return self._hits(needle, 0, whole) if needle and "\n" not in needle else iter(())
 
     def starting(self, head: str) -> Iterator[int]:
         return self._hits("\n" + head, 1) if head and "\n" not in head else iter(())
