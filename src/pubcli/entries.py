@@ -356,14 +356,15 @@ def check_duplicates(rec: Record, records: Sequence[Record], *, force: bool = Fa
 
 
 def match_lines(label: str, matches: Sequence[Match]) -> list[str]:
-    """One line per match (the first few): which entry, where, and why."""
+    """One line per match (the first few): which entry, where, and what carried it
+    (the fields' weights are the error's and ``pubcli dedupe --explain``'s to say)."""
     from .latex import to_text
 
     out = []
     for m in matches[:SHOWN_MATCHES]:
         where = f" (line {m.record.line})" if m.record.line else ""
         out.append(f"{label} matches '{m.record.key}'{where}: {to_text(m.record.title)} "
-                   f"[{m.rule}; {', '.join(m.evidence)}]")
+                   f"[{m.rule}; {m.score:.1f}%]")
     return out
 
 
