@@ -178,7 +178,7 @@ def page_keys(s: Features) -> list[tuple[str, ...]]:
     if not (pages and pages[0] and s.year):
         return []
     volume = s.biblio[0]
-    out = []
+    out: list[tuple[str, ...]] = []
     if volume:
         out.append(("volume-page", volume, pages[0], str(s.year)))
     if s.authors and s.authors[0][0]:
@@ -221,7 +221,7 @@ def block(index: Index, *, window: int = WINDOW,
     sigs = index.feats
     pairs: set[tuple[int, int]] = set()
     # exact keys
-    ids: dict[tuple[str, str], list[int]] = {}
+    ids: dict[tuple[str, ...], list[int]] = {}
     for s in sigs:
         doi, arxiv, isbn = s._identifiers()
         if doi:
@@ -255,8 +255,8 @@ def block(index: Index, *, window: int = WINDOW,
     for s in sigs:
         if s.main:
             by_main.setdefault(s.main, []).append(s.index)
-    for key, shorter in by_main.items():
-        same = index.by_title.get(key)
+    for main, shorter in by_main.items():
+        same = index.by_title.get(main)
         if same and len(same) * len(shorter) <= _BIG_BLOCK * _BIG_BLOCK:
             for i in same:
                 for j in shorter:
