@@ -234,61 +234,76 @@ class Matcher:
         self.threshold = DEFAULT_THRESHOLD if threshold is None else float(threshold)
         self.records = list(records)
         self._digest = digest
+        self._size = len(self.records)  # the file's records (more may be added)
+        self._model = model
+        self._pairs: set[tuple[int, int]] | None = None
+        cached = self._read_cache() if digest is not None else None
         with _no_gc():
-            order = sorted(range(len(self.records)),
-                           key=lambda i: _content_key(self.records[i]))
+            if cached is not None:
+                order, titles = cached[2], cached[3]
+            else:
+                order = sorted(range(len(self.records)),
+                               key=lambda i: _content_key(self.records[i]))
+                titles = None
             self.position = {}  # canonical index -> input position
             canonical = []
             for n, i in enumerate(order):
                 self.position[n] = i
                 canonical.append(self.records[i])
-            self.index = Index(canonical)
-        self._model = model
-        self._pairs: set[tuple[int, int]] | None = None
+            self.index = Index(canonical, titles)
+        if cached is not None:
+            if self._model is None:
+                self._model = cached[0]
+            self._pairs = cached[1]
         self._compared: dict[tuple[int, int], Comparison] = {}
         self._works: dict[str, int] | None = None
         self._by_id: dict[int, int] | None = None
         self._quick_pair: tuple[int, int] | None = None
         self._quick_done: list = []
         self._best_title = 0.0
-        if digest is not None:
-            self._from_cache()
 
     # ------------------------------------------------------------ the cache
     def _maker(self) -> str:
-        return f"{_code_digest()}:{TRAINING_PAIRS}:{len(self.records)}"
+        return f"{_code_digest()}:{TRAINING_PAIRS}:{self._size}"
 
-    def _from_cache(self) -> None:
+    def _read_cache(self) -> tuple[Model, set[tuple[int, int]], list[int], list[str]] | None:
+        """(the weights, the candidate pairs, the canonical order, the normalised titles
+        in that order) kept for this version of the file, or None."""
         from ..store import cache
 
         assert self._digest is not None
         data = cache.read_derived("weights", self._digest, self._maker())
         if data is None:
-            return
+            return None
         try:
             model = Model.from_data(data["model"])
-            first, second = array("I"), array("I")
+            first, second, order = array("I"), array("I"), array("I")
             first.frombytes(data["first"])
             second.frombytes(data["second"])
+            order.frombytes(data["order"])
+            titles = data["titles"]
         except (KeyError, TypeError, ValueError):
-            return
+            return None
         n = len(self.records)
-        if len(first) != len(second) or any(j >= n for j in second):
-            return
-        if self._model is None:
-            self._model = model
-        self._pairs = set(zip(first, second))
+        if len(first) != len(second) or any(j >= n for j in second) \
+                or sorted(order) != list(range(n)) or not isinstance(titles, list) \
+                or len(titles) != n or not all(isinstance(t, str) for t in titles):
+            return None
+        return model, set(zip(first, second)), list(order), titles
 
     def _to_cache(self) -> None:
         from ..store import cache
 
-        if self._digest is None or self._model is None or self._pairs is None:
-            return
+        if self._digest is None or self._model is None or self._pairs is None \
+                or len(self.index.feats) != self._size:
+            return  # (weights of the file's records only)
         pairs = sorted(self._pairs)
         cache.write_derived("weights", self._digest, self._maker(), {
             "model": self._model.to_data(),
             "first": array("I", [i for i, _ in pairs]).tobytes(),
-            "second": array("I", [j for _, j in pairs]).tobytes()})
+            "second": array("I", [j for _, j in pairs]).tobytes(),
+            "order": array("I", [self.position[n] for n in range(self._size)]).tobytes(),
+            "titles": self.index.titles})
 
     # ------------------------------------------------------------ the weights
     def pairs(self, progress: Callable[[float], None] | None = None) -> set[tuple[int, int]]:

@@ -31,7 +31,8 @@ _ID_TEXT_FIELDS = frozenset({"doi", "url", "eprint", "arxiv", "journal", "journa
 class Index:
     """All records' features, with exact-title maps, for repeated look-ups."""
 
-    def __init__(self, records: Sequence[Record]) -> None:
+    def __init__(self, records: Sequence[Record], titles: Sequence[str] | None = None) -> None:
+        """``titles``: the records' normalised titles, when known (the weights cache)."""
         self.feats: list[Features] = []
         self.titles: list[str] = []
         self.by_title: dict[str, list[int]] = {}
@@ -39,12 +40,12 @@ class Index:
         self._sorted: list[str] = []
         self._series: dict[str, bool] = {}
         self._subtitled: dict[str, set[str]] | None = None  # main title -> full titles
-        for rec in records:
-            self.add(rec)
+        for n, rec in enumerate(records):
+            self.add(rec, None if titles is None else titles[n])
 
-    def add(self, rec: Record) -> Features:
+    def add(self, rec: Record, title: str | None = None) -> Features:
         i = len(self.feats)
-        s = Features(rec, i)
+        s = Features(rec, i, title)
         self.feats.append(s)
         self.titles.append(s.title)
         if s.title:

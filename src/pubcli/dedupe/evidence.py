@@ -139,10 +139,12 @@ class Features:
                  "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
                  "_segments")
 
-    def __init__(self, record: Record, index: int = 0) -> None:
+    def __init__(self, record: Record, index: int = 0, title: str | None = None) -> None:
         self.record = record
         self.index = index
-        self.title = _normalise(strip_annotations(record.fields.get("title", "")))
+        #: ``title``: the normalised title, when it is known already
+        self.title = _normalise(strip_annotations(record.fields.get("title", ""))) \
+            if title is None else title
         self._sorted: str | None = None
         self._main: str | None = None
         self._authors: tuple | None = None
