@@ -12,12 +12,14 @@ so the pairs do not depend on the order of the file.
 from __future__ import annotations
 
 import bisect
+import re
+from functools import lru_cache
 from typing import Callable, Iterator, Sequence
 
 from ..model import Record
 from .evidence import Features
 from .identifiers import BOOKLIKE
-from .normalise import _STOP, title_score
+from .normalise import _STOP, normalise, title_score
 
 #: Sorted-neighbourhood window (neighbours compared per record and pass).
 WINDOW = 6
@@ -182,9 +184,33 @@ def page_keys(s: Features) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
     if volume:
         out.append(("volume-page", volume, pages[0], str(s.year)))
-    if s.authors and s.authors[0][0]:
-        out.append(("author-page", s.authors[0][0][-1], pages[0], str(s.year)))
+    f = s.record.fields
+    family = first_family(f.get("author") or f.get("editor") or "")
+    if family:
+        out.append(("author-page", family, pages[0], str(s.year)))
     return out
+
+
+_FIRST_PERSON_RE = re.compile(r"\s+and\s+|[,;]|\s&\s", re.I)
+
+
+@lru_cache(maxsize=65536)
+def first_family(authors: str) -> str:
+    """The first author's family name, read cheaply (a block key, not a parse: the
+    comparison reads every name): "Smith, J. and ..." / "John Smith and ..." /
+    "Smith AB, Jones C" / "M. Kearns, Y. Mansour" -> "smith" / "kearns"."""
+    m = _FIRST_PERSON_RE.search(authors)
+    head = authors[:m.start()] if m else authors
+    words = normalise(head).split()
+    if not words:
+        return ""
+    comma_after = m is not None and m.group(0) == "," and " " not in head.strip()
+    if comma_after or len(words) == 1:
+        return words[0] if comma_after else words[-1]
+    last = head.split()[-1]
+    if len(last) <= 3 and last.replace(".", "").isupper():
+        return words[-2]  # Vancouver "Smith AB"
+    return words[-1]
 
 
 def _is_series(titles: set[str]) -> bool:
