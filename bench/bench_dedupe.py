@@ -6,6 +6,10 @@
     python bench/bench_dedupe.py devsets ../shared/dedupe-dev    # score + time the labelled sets
     python bench/bench_dedupe.py allpairs LIB.bib                # what blocking loses vs all pairs
     python bench/bench_dedupe.py one LIB.bib [--threshold T]     # one measured run (a child)
+    python bench/bench_dedupe.py processes 10000 100000 [--dups 0.05 0.1] [--seeds 1 2 3]
+        [--runs 3] [--baseline OTHER_TREE] [--tidy PATH/bibtex-tidy] [--add]
+                                   # whole `pubcli dedupe` (and `add --dry-run`) processes:
+                                   # CPU medians, warm and cold weights, ratios vs bibtex-tidy
     python bench/bench_dedupe.py matches LIB.bib                 # find_matches, one candidate
     python bench/bench_dedupe.py export-csv LIB.bib OUT.csv      # input for bib-dedupe
     /tmp/bd-venv/bin/python bench/bench_dedupe.py run-bibdedupe OUT.csv CLUSTERS.json
@@ -661,6 +665,75 @@ def score_clusters(lib_path: Path, clusters_path: Path) -> None:
     print(json.dumps(res))
 
 
+def _child_cpu(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """(CPU seconds, wall seconds, peak RSS MiB) of one child process, its own."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, _, ru = os.wait4(p.pid, 0)
+    return ru.ru_utime + ru.ru_stime, time.perf_counter() - t0, ru.ru_maxrss // 1024
+
+
+def processes(sizes: list[int], dups: list[float], seeds: list[int], runs: int,
+              baseline: Path | None, tidy: str | None, add: bool) -> None:
+    """Whole processes as users run them, on bench/gen_library.py's libraries: `pubcli
+    dedupe` with the weights cached ("warm", a second run on the same file) and not
+    ("cold", the first run after a change), optionally a baseline tree's, and
+    `bibtex-tidy FILE --no-modify --duplicates` in the same rounds; medians of CPU
+    (user + system) and the median of same-round ratios. With ``add``, `pubcli add
+    --dry-run` of one new entry (the duplicate guard) after a dedupe."""
+    import shutil
+    import statistics
+
+    sides = {"new": str(HERE.parent / "src")}
+    if baseline is not None:
+        sides["base"] = str(baseline / "src" if (baseline / "src" / "pubcli").is_dir()
+                            else baseline)
+    cache_root = OUT / "proc-cache"
+    rows = []
+    for n in sizes:
+        for d in dups:
+            for seed in seeds:
+                lib = OUT / f"gl-{n}-d{d}-s{seed}.bib"
+                if not lib.exists():
+                    OUT.mkdir(exist_ok=True)
+                    subprocess.run([sys.executable, str(HERE / "gen_library.py"), str(n),
+                                    str(lib), "--seed", str(seed), "--dups", str(d)], check=True)
+                res: dict = {"library": lib.name}
+                samples: dict[str, list] = {}
+                envs = {name: dict(os.environ, PYTHONPATH=src,
+                                   PUBCLI_CACHE_DIR=str(cache_root / name))
+                        for name, src in sides.items()}
+                dedupe = [sys.executable, "-m", "pubcli", "-l", str(lib), "dedupe"]
+                adding = [sys.executable, "-m", "pubcli", "-l", str(lib), "add", "--dry-run",
+                          "--title", "A study of glacier melt on a new measuring rig",
+                          "--author", "Moser, Karin", "--year", "2021", "--venue", "J Glaciol"]
+                for name in sides:
+                    subprocess.run(dedupe, env=envs[name], capture_output=True)  # parse cache
+                for _ in range(runs):
+                    for name in sides:
+                        samples.setdefault(name + " warm", []).append(_child_cpu(dedupe, envs[name]))
+                        if add:
+                            samples.setdefault(name + " add", []).append(
+                                _child_cpu(adding, envs[name]))
+                        for w in (cache_root / name).glob("weights-*"):
+                            w.unlink()
+                        samples.setdefault(name + " cold", []).append(_child_cpu(dedupe, envs[name]))
+                    if tidy:
+                        copy = OUT / "tidy-input.bib"
+                        shutil.copyfile(lib, copy)
+                        samples.setdefault("tidy", []).append(
+                            _child_cpu([tidy, str(copy), "--no-modify", "--duplicates"]))
+                for name, got in samples.items():
+                    res[name + " cpu"] = round(statistics.median(x[0] for x in got), 2)
+                    res[name + " rss"] = max(x[2] for x in got)
+                    if tidy and name != "tidy":
+                        res[name + " / tidy"] = round(statistics.median(
+                            a[0] / b[0] for a, b in zip(got, samples["tidy"])), 3)
+                rows.append(res)
+                print(json.dumps(res), flush=True)
+    (OUT / "processes.json").write_text(json.dumps(rows, indent=1))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -702,8 +775,19 @@ def main() -> None:
     o.add_argument("--threshold", type=float)
     o.add_argument("--quiet", action="store_true")
     o.add_argument("--errors", type=int, default=0, help="explain this many FP and FN pairs")
+    pr = sub.add_parser("processes")
+    pr.add_argument("sizes", type=int, nargs="+")
+    pr.add_argument("--dups", type=float, nargs="+", default=[0.05, 0.1])
+    pr.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    pr.add_argument("--runs", type=int, default=3)
+    pr.add_argument("--baseline", type=Path, help="another source tree, measured alike")
+    pr.add_argument("--tidy", help="the bibtex-tidy executable (npm), measured alike")
+    pr.add_argument("--add", action="store_true", help="also time `pubcli add --dry-run`")
     args = ap.parse_args()
-    if args.cmd == "gen":
+    if args.cmd == "processes":
+        processes(args.sizes, args.dups, args.seeds, args.runs, args.baseline, args.tidy,
+                  args.add)
+    elif args.cmd == "gen":
         print(generate(args.n, args.out, args.seed))
     elif args.cmd == "run":
         run(args.sizes, args.threshold, args.gen_library, args.seed)

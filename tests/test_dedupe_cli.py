@@ -273,3 +273,31 @@ def test_merge_prompt_asks_again_on_an_answer_it_does_not_know(cli, pair):
     assert "please answer one of m, s, d, q" in r.stderr
     assert "Group 1 of 1: 2 entries" in r.stderr
     assert pair.read_bytes() == before
+
+
+# ---------------------------------------------------------------- --explain
+def test_explain_says_when_blocking_never_compares_a_pair(cli, tmp_path):
+    """--explain gives the answer dedupe gives: a pair no block proposes is never
+    compared, so it is no duplicate, whatever its fields weigh."""
+    lib = write(tmp_path / "t.bib", """
+@article{a, author = {Kim, Dae and Park, Ji}, title = {Adaptive query processing in streams},
+  journal = {VLDB J}, year = 2020}
+@article{b, author = {Kim, Dae and Park, Ji}, title = {Garbage collection for actors},
+  journal = {VLDB J}, year = 2020}
+""")
+    r = cli("dedupe", "--explain", "a", "b", "-l", lib)
+    assert r.stdout.startswith("a ~ b: never compared: no shared block")
+    got = json.loads(cli("dedupe", "--explain", "a", "b", "--format", "json", "-l", lib).stdout)
+    assert got["explain"]["compared"] is False and got["explain"]["duplicate"] is False
+
+
+def test_the_context_cap_is_said_once(cli, tmp_path):
+    lib = write(tmp_path / "t.bib", """
+@article{a, author = {Kim, Dae and Park, Ji and Lee, Su}, title = {Adaptive query processing
+  in data streams}, journal = {VLDB J}, volume = 12, number = 3, year = 2020}
+@article{b, author = {Kim, D. and Park, J. and Lee, S.}, title = {Adaptive query processing
+  in data streams}, journal = {The VLDB Journal}, volume = 12, number = 3, year = 2020}
+""")
+    out = cli("dedupe", "--explain", "a", "b", "-l", lib).stdout
+    assert out.count("count together at most") == 1
+    assert out.count("*)") >= 2  # each capped field is marked

@@ -58,6 +58,28 @@ def test_groups_do_not_depend_on_the_input_order(seed):
         assert group_sets(dedupe.find_groups(copy)) == want
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_groups_do_not_depend_on_the_keys(seed, monkeypatch):
+    """Same records under other keys (and in another order): the same groups. (The
+    weights are estimated on a sample of the candidate pairs, here a small one, so
+    that a sample drawn in an order that starts with the key shows.)"""
+    monkeypatch.setattr(dedupe, "TRAINING_PAIRS", 60)
+    records = list(store.load(HARD).records) + _review_like(120, seed)
+    want = group_sets(dedupe.find_groups(records))
+    assert len(want) >= 40
+    rng = random.Random(seed)
+    names = [f"x{n:04d}" for n in range(len(records))]
+    for attempt in range(3):
+        rng.shuffle(names)
+        renamed = {r.key: name for r, name in zip(records, names)}
+        copy = [r.copy(key=renamed[r.key]) for r in records]
+        if attempt:
+            rng.shuffle(copy)
+        back = {v: k for k, v in renamed.items()}
+        got = {frozenset(back[k] for k in g) for g in group_sets(dedupe.find_groups(copy))}
+        assert got == want
+
+
 def test_a_shuffled_file_gives_the_same_groups_through_the_cli(cli, tmp_path):
     text = HARD.read_text(encoding="utf-8")
     blocks = ["@" + b for b in text.split("\n@")[1:]]
@@ -388,3 +410,98 @@ def test_a_macro_the_matcher_does_not_know_keeps_its_name(tmp_path):
     assert [g.keys for g in groups] == [["a", "b"]]
     assert "thanh" in " ".join(" ".join(p[0]) for p in dedupe.people.parse_authors(
         lib.records[0].fields["author"]))
+
+
+# ---------------------------------------------------------------- the weights cache
+def _big_library(tmp_path):
+    """A file above the parse cache's size (so it has a digest): review-like records
+    with long abstracts."""
+    records = _review_like(240, 5)
+    pad = "Background and methods of a long abstract. " * 30
+    text = "".join(f"@article{{{r.key},\n" + "".join(f"  {k} = {{{v}}},\n" for k, v in
+                                                   r.fields.items())
+                   + f"  abstract = {{{pad}{r.key}}}\n}}\n\n" for r in records)
+    path = write(tmp_path / "big.bib", text)
+    assert path.stat().st_size >= store.cache.MIN_BYTES
+    return path
+
+
+def test_the_weights_are_kept_for_the_file_and_used_by_the_next_command(cli, tmp_path,
+                                                                          monkeypatch):
+    path = _big_library(tmp_path)
+    first = cli("dedupe", "--format", "json", "-l", path)
+    lib = store.load(path)
+    estimated = dedupe.Matcher(lib.records, digest=lib.document.digest).model
+
+    def no_estimate(self):
+        raise AssertionError("estimated again")
+
+    monkeypatch.setattr(dedupe.Matcher, "_estimate", no_estimate)
+    assert dedupe.Matcher(lib.records, digest=lib.document.digest).model == estimated
+    again = cli("dedupe", "--format", "json", "-l", path)
+    assert again.stdout == first.stdout
+    # add judges by the same weights, without estimating them again
+    r = cli("add", "--title", "An unrelated study of glacier melt in the Alps",
+            "--author", "Moser, Karin", "--year", "2021", "--venue", "J Glaciol", "-l", path)
+    assert r.exit_code == 0, r.output
+    # a changed file (new bytes) has weights of its own
+    with pytest.raises(AssertionError, match="estimated again"):
+        lib = store.load(path)
+        _ = dedupe.Matcher(lib.records, digest=lib.document.digest).model
+
+
+# ---------------------------------------------------------------- error classes
+def test_a_column_title_recurring_in_a_venues_issues_is_no_evidence():
+    """"Editor's comments" in five issues of one journal, by the same editor: a
+    heading, five works; the one copy of an issue's column still joins its twin."""
+    people = ["Beeton, Barbara"] * 3 + ["Berry, Karl"] * 2
+    recs = [rec(f"c{i}", title="Editor's comments", author=au, journal="TUGboat",
+                year=str(2001 + i), volume=str(12 + i), number="1", pages=f"{3 + i}--{5 + i}")
+            for i, au in enumerate(people)]
+    twin = rec("d0", title="Editor's Comments", author="Beeton, B.", journal="TUGboat",
+               year="2001", volume="12", number="1", pages="3--5")
+    groups = dedupe.find_groups([*recs, twin])
+    assert group_sets(groups) == {frozenset({"c0", "d0"})}
+
+
+def test_a_cross_reference_note_in_a_title_is_not_an_erratum():
+    title = "Outcomes of early surgery in infants with congenital heart disease"
+    base = dict(author="Smith, J. and Doe, A.", journal="J Pediatr", year="2003",
+                volume="142", pages="100-105")
+    a = rec("a", title=title, **base)
+    for noted in (title + " [Erratum appears in J Pediatr. 2003 Jun;142(6):616]",
+                  "[Erratum appears in J Pediatr. 2003 Jun;142(6):616] " + title,
+                  title + ". [Comment in: Lancet. 2001;357(9):1]"):
+        assert dedupe.explain(a, rec("b", title=noted, **base)).duplicate, noted
+    # the erratum itself stays apart
+    assert not dedupe.explain(a, rec("e", title="Erratum: " + title, **base)).duplicate
+
+
+def test_people_written_given_name_first_between_commas_are_several():
+    assert [p[0] for p in dedupe.parse_authors("M. Kearns, Y. Mansour and D. Ron")] == \
+        [("kearns",), ("mansour",), ("ron",)]
+    assert [p[0] for p in dedupe.parse_authors("Kearns, M. and Mansour, Y.")] == \
+        [("kearns",), ("mansour",)]
+
+
+def test_blocking_proposes_a_translated_title_by_where_it_is_printed():
+    """The English title with the original beside it: no title key is shared, the
+    volume, first page and year (and first author) are."""
+    base = dict(author="Müller, Hans and Weber, Anna", journal="Nervenarzt", year="2004",
+                volume="75", number="3", pages="233-240")
+    a = rec("a", title="Rehabilitation nach Schlaganfall: eine Übersicht", **base)
+    b = rec("b", title="[Rehabilitation after stroke: a review]", **base)
+    m = dedupe.Matcher([a, b])
+    assert (0, 1) in m.pairs()
+    v = m.explain(a, b)
+    assert v.compared
+
+
+def test_abstracts_sharing_a_supplement_page_are_different_works():
+    base = dict(journal="Arch Phys Med Rehabil", year="2011", volume="92", number="10",
+                pages="1717")
+    a = rec("a", title="Visuospatial training after right-brain stroke",
+            author="Chen, P. and DeLuca, J.", **base)
+    b = rec("b", title="Metacognitive strategy training in acute stroke rehabilitation",
+            author="Skidmore, E. and Whyte, E.", **base)
+    assert not dedupe.find_groups([a, b])

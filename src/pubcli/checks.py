@@ -170,7 +170,8 @@ def _duplicates(library: Library) -> list[Finding]:
 
     remembered = distinct.load(library.path) if library.path is not None else set()
     out = []
-    for group in dedupe.find_groups(library.records, distinct=remembered):
+    for group in dedupe.find_groups(library.records, distinct=remembered,
+                                    digest=library.document.digest):
         recs = sorted(group.records, key=lambda r: r.line)
         if len(recs) < 2:
             continue

@@ -391,13 +391,14 @@ def renewed_key_note(old_key: str, new_key: str) -> str:
 
 # ------------------------------------------------------------------ duplicates
 def check_duplicates(rec: Record, records: Sequence[Record], *, force: bool = False,
-                     label: str | None = None) -> list[Match]:
+                     label: str | None = None, digest: str | None = None) -> list[Match]:
     """The entries of ``records`` that the matcher of ``pubcli dedupe`` says ``rec``
     duplicates, strongest first. Unless ``force``, any match raises
-    :class:`DuplicateEntry`. ``label`` names ``rec`` in messages (default: its title)."""
+    :class:`DuplicateEntry`. ``label`` names ``rec`` in messages (default: its title).
+    ``digest`` (of the library file's bytes) lets the weights come from the cache."""
     from .dedupe import find_matches
 
-    matches = find_matches(rec, records)
+    matches = find_matches(rec, records, digest=digest)
     if matches and not force:
         what = label or _title_label(rec)
         best = matches[0]
@@ -409,14 +410,15 @@ def check_duplicates(rec: Record, records: Sequence[Record], *, force: bool = Fa
 
 
 def match_lines(label: str, matches: Sequence[Match]) -> list[str]:
-    """One line per match (the first few): which entry, where, and why."""
+    """One line per match (the first few): which entry, where, and what carried it
+    (the fields' weights are the error's and ``pubcli dedupe --explain``'s to say)."""
     from .latex import to_text
 
     out = []
     for m in matches[:SHOWN_MATCHES]:
         where = f" (line {m.record.line})" if m.record.line else ""
         out.append(f"{label} matches '{m.record.key}'{where}: {to_text(m.record.title)} "
-                   f"[{m.rule}; {', '.join(m.evidence)}]")
+                   f"[{m.rule}; {m.score:.1f}%]")
     return out
 
 
@@ -426,9 +428,10 @@ def _title_label(rec: Record) -> str:
     return f"'{to_text(rec.title)}'"
 
 
-def _guard(rec: Record, records: Sequence[Record], *, force: bool, label: str) -> list[str]:
+def _guard(rec: Record, records: Sequence[Record], *, force: bool, label: str,
+           digest: str | None = None) -> list[str]:
     """:func:`check_duplicates`, with the warnings for a forced duplicate."""
-    matches = check_duplicates(rec, records, force=force, label=label)
+    matches = check_duplicates(rec, records, force=force, label=label, digest=digest)
     if not matches:
         return []
     return [*match_lines(label, matches), f"adding {label} anyway (--force)"]
@@ -437,7 +440,7 @@ def _guard(rec: Record, records: Sequence[Record], *, force: bool, label: str) -
 # ------------------------------------------------------------------ pubcli add
 def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
              key: str | None = None, force: bool = False, allow_new: bool = False,
-             prompted: bool = False) -> AddPlan:
+             prompted: bool = False, digest: str | None = None) -> AddPlan:
     """The entry ``pubcli add`` makes from options, checked against ``records``.
 
     Its areas are resolved against the vocabulary (``allow_new`` accepts new
@@ -452,14 +455,14 @@ def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
     areas, warnings = choose(opts.areas, records, config, allow_new=allow_new)
     rec = build(replace(opts, areas=areas), force=force)
     validate(rec, force=force, hint="" if prompted else NOT_ASKED_HINT)
-    warnings += _guard(rec, records, force=force, label=_title_label(rec))
+    warnings += _guard(rec, records, force=force, label=_title_label(rec), digest=digest)
     return AddPlan([assign_key(rec, taken_keys(records), key)], warnings)
 
 
 def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
                     source: str = "-", areas: Sequence[str] = (), featured: bool = False,
                     force: bool = False, allow_new: bool = False,
-                    strict: bool = False) -> AddPlan:
+                    strict: bool = False, digest: str | None = None) -> AddPlan:
     """The entries ``pubcli add --from`` makes from the BibTeX ``text`` read from
     ``source`` ("-": stdin), all or none: a block that does not parse, an entry that
     cannot be written (:func:`validate`; with ``strict``, any invalid entry) or
@@ -499,7 +502,8 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
             raise ValidationError(exc.message, path=where, line=src.line,
                                   field=exc.field) from None
         plan.warnings += [f"{where}:{src.line}: {w}" for w in shortfalls]
-        plan.warnings += _guard(rec, pool, force=force, label=f"{where}:{src.line}: '{rec.key}'")
+        plan.warnings += _guard(rec, pool, force=force, label=f"{where}:{src.line}: '{rec.key}'",
+                                digest=digest)
         rec, old_key = keep_or_renew_key(rec, taken)
         if old_key is not None:
             plan.notes.append(f"{where}:{src.line}: {renewed_key_note(old_key, rec.key)}")

@@ -393,7 +393,8 @@ class Outcome:
 
 def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = False,
          add_near: bool = False, areas: Sequence[str] = (),
-         review_threshold: float = REVIEW_THRESHOLD, strict: bool = False) -> list[Outcome]:
+         review_threshold: float = REVIEW_THRESHOLD, strict: bool = False,
+         digest: str | None = None) -> list[Outcome]:
     """Decide, item by item, what an import does.
 
     Each item is matched (with :func:`pubcli.dedupe.find_matches`) against the
@@ -407,6 +408,10 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     unknown type). ``areas`` (resolved names) are added to every item. Kept items get a
     key: their own, exactly as written, when it can be cited and is free; else a new
     one (suffixed when taken; the scheme's for a missing or uncitable key).
+    Every item is judged with the weights and title frequencies of the library the
+    import makes (the library and all items), as ``pubcli dedupe`` will judge it
+    afterwards; ``digest`` names that content (the file's and the items' bytes) for
+    the weights cache.
     """
     from . import entries
     from .dedupe import find_matches
@@ -422,6 +427,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     incoming: dict[int, Outcome] = {}  # id(record) -> its outcome, for items kept
     held: list[Record] = []            # items held for review, to find their repeats
     in_library = {id(r) for r in library}
+    would_be = [*library, *(i.record for i in items)]
     out: list[Outcome] = []
     for item in items:
         rec = entries.apply_extras(item.record, areas)
@@ -435,7 +441,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
             continue
         if rec.key:
             shortfalls = [f"entry '{rec.key}': {w}" for w in shortfalls]
-        matches = find_matches(rec, pool)
+        matches = find_matches(rec, pool, digest=digest, among=would_be)
         if matches:
             best = matches[0]
             earlier = incoming.get(id(best.record))
@@ -452,7 +458,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
             out.append(outcome)
             continue
         if item.held:  # for review, unless the work is there already
-            match = (find_matches(rec, pool) or find_matches(rec, held))[:1]
+            match = (find_matches(rec, pool, digest=digest, among=would_be)
+                     or find_matches(rec, held, digest=digest, among=would_be))[:1]
             if match:
                 known = id(match[0].record) in in_library
                 out.append(Outcome(item, DUPLICATE if known else REPEAT, rec, match=match[0]))
@@ -460,7 +467,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
                 out.append(Outcome(item, HELD, rec, problem=item.held))
                 held.append(rec)
             continue
-        near = find_matches(rec, pool, threshold=review_threshold)
+        near = find_matches(rec, pool, threshold=review_threshold, digest=digest,
+                            among=would_be)
         add = not near or add_near
         renamed = None
         if add:
@@ -562,7 +570,7 @@ class NothingToImport(ValidationError):
 def plan_import(text: str, library: Sequence[Record], config: Config, *, source: str = "-",
                 fmt: str = "auto", areas: Sequence[str] = (), allow_new: bool = False,
                 add_near: bool = False, force: bool = False, strict: bool = False,
-                areas_from_keywords: bool = False) -> ImportPlan:
+                areas_from_keywords: bool = False, digest: str | None = None) -> ImportPlan:
     """Read ``text`` (from ``source``, "-" for stdin) as ``fmt`` and decide what an
     import into ``library`` does (see :func:`plan`). ``areas`` are names as typed,
     resolved against the vocabulary (``allow_new`` accepts new ones). Names in a
@@ -590,8 +598,12 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
         hint = " (is it a listing? try --format text)" if fmt == "bib" else ""
         raise NothingToImport(f"{where}: found no publications to import{hint}",
                               details=warnings)
+    if digest is not None:  # the library's bytes and the items': what the weights are of
+        from .store.cache import digest_of
+
+        digest = digest_of(f"{digest}\0".encode() + text.encode("utf-8", "surrogateescape"))
     outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen,
-                    strict=strict)
+                    strict=strict, digest=digest)
     warnings += outcome_warnings(outcomes, where)
     result = ImportPlan(outcomes, warnings, where, got.unread)
     _sort_keywords(result, library, config, adopt=areas_from_keywords)

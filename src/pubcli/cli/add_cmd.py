@@ -130,7 +130,7 @@ def add_command(
                             prompted=prompted)
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
         common.report_problems(lib)
-        plan = make_plan(lib.records, config=cfg)
+        plan = make_plan(lib.records, config=cfg, digest=lib.document.digest)
         for line in plan.warnings:
             common.warn(line)
         for line in plan.notes:

@@ -154,8 +154,10 @@ def _groups(path: Path, lib: "Library", threshold: float | None) -> list["Group"
                 bar.update(task, completed=done, total=total)
 
             return dedupe.find_groups(lib.records, threshold=threshold,
-                                      distinct=remembered, progress=progress)
-    return dedupe.find_groups(lib.records, threshold=threshold, distinct=remembered)
+                                      distinct=remembered, progress=progress,
+                                      digest=lib.document.digest)
+    return dedupe.find_groups(lib.records, threshold=threshold, distinct=remembered,
+                              digest=lib.document.digest)
 
 
 def _stderr_is_terminal() -> bool:
@@ -292,7 +294,7 @@ def _report(path: Path, threshold: float | None, explain: Optional[Tuple[str, st
 
     lib = store.load(path)
     common.report_problems(lib)
-    matcher = dedupe.Matcher(lib.records, threshold=threshold)
+    matcher = dedupe.Matcher(lib.records, threshold=threshold, digest=lib.document.digest)
     out: dict = {}
     if explain:
         a, b = _one(lib, explain[0]), _one(lib, explain[1])
@@ -316,18 +318,18 @@ def _report(path: Path, threshold: float | None, explain: Optional[Tuple[str, st
 
 def _json_verdict(ka: str, kb: str, v: "Verdict") -> dict:
     return {"a": ka, "b": kb, "duplicate": v.duplicate, "probability": v.score,
-            "weight": round(v.weight, 2), "threshold": v.threshold,
+            "weight": round(v.weight, 2), "threshold": v.threshold, "compared": v.compared,
             "vetoes": [{"kind": x.kind.name.lower(), "text": x.text} for x in v.vetoes],
             "fields": [{"field": c.field.value, "level": c.level_name, "shown": c.shown,
-                        "weight": round(c.weight, 2), "note": c.note}
-                       for c in v.contributions]}
+                        "weight": round(c.weight, 2), "note": c.note, "capped": c.capped}
+                       for c in v.contributions], "notes": v.notes}
 
 
 def _verdict_text(ka: str, kb: str, v: "Verdict") -> str:
     lines = [f"{ka} ~ {kb}: {v.summary}"]
     if v.vetoes and not v.duplicate:
         lines.append(f"  (weighed: match probability {v.score:.1f}%, {v.weight:+.1f} bits)")
-    lines += [f"  {c}" for c in sorted(v.contributions, key=lambda c: -abs(c.weight))]
+    lines += [f"  {c}" for c in v.evidence]
     return "\n".join(lines) + "\n"
 
 

@@ -89,7 +89,8 @@ def import_command(
         plan = importers.plan_import(text, lib.records, cfg, source=source,
                                      fmt=format_.value, areas=area or [], allow_new=new,
                                      add_near=add_near, force=force, strict=strict,
-                                     areas_from_keywords=areas_from_keywords)
+                                     areas_from_keywords=areas_from_keywords,
+                                     digest=lib.document.digest)
         for line in plan.warnings:
             common.warn(line)
         for o in plan.outcomes:

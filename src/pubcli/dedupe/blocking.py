@@ -12,12 +12,14 @@ so the pairs do not depend on the order of the file.
 from __future__ import annotations
 
 import bisect
+import re
+from functools import lru_cache
 from typing import Callable, Iterator, Sequence
 
 from ..model import Record
 from .evidence import Features
 from .identifiers import BOOKLIKE
-from .normalise import _STOP, title_score
+from .normalise import _STOP, normalise, title_score
 
 #: Sorted-neighbourhood window (neighbours compared per record and pass).
 WINDOW = 6
@@ -31,7 +33,8 @@ _ID_TEXT_FIELDS = frozenset({"doi", "url", "eprint", "arxiv", "journal", "journa
 class Index:
     """All records' features, with exact-title maps, for repeated look-ups."""
 
-    def __init__(self, records: Sequence[Record]) -> None:
+    def __init__(self, records: Sequence[Record], titles: Sequence[str] | None = None) -> None:
+        """``titles``: the records' normalised titles, when known (the weights cache)."""
         self.feats: list[Features] = []
         self.titles: list[str] = []
         self.by_title: dict[str, list[int]] = {}
@@ -39,12 +42,12 @@ class Index:
         self._sorted: list[str] = []
         self._series: dict[str, bool] = {}
         self._subtitled: dict[str, set[str]] | None = None  # main title -> full titles
-        for rec in records:
-            self.add(rec)
+        for n, rec in enumerate(records):
+            self.add(rec, None if titles is None else titles[n])
 
-    def add(self, rec: Record) -> Features:
+    def add(self, rec: Record, title: str | None = None) -> Features:
         i = len(self.feats)
-        s = Features(rec, i)
+        s = Features(rec, i, title)
         self.feats.append(s)
         self.titles.append(s.title)
         if s.title:
@@ -70,14 +73,21 @@ class Index:
         """All records' identifier-bearing text, or all titles, as one searchable string
         (built once per index; a search is then one C-speed ``str.find`` loop)."""
         blob = self._blobs.get(name)
-        if blob is None or blob.size != len(self.feats):
-            if name == "titles":
-                texts = self.titles
-            else:
-                texts = ["\t".join(v.lower() for n, v in s.record.fields.items()
-                                    if n in _ID_TEXT_FIELDS) for s in self.feats]
-            blob = self._blobs[name] = _Blob(texts)
+        if blob is None or len(self.feats) - blob.size > max(256, blob.size // 8):
+            blob = self._blobs[name] = _Blob(self._blob_texts(name, 0))
+        elif blob.size + len(blob.extra) != len(self.feats):
+            # records added since (an import's, one by one): kept beside it
+            blob.extra += self._blob_texts(name, blob.size + len(blob.extra))
         return blob
+
+    def _blob_texts(self, name: str, start: int) -> list[str]:
+        feats = self.feats[start:]
+        if name == "titles":
+            return self.titles[start:]
+        if name == "pages":
+            return [s.record.fields.get("pages", "") for s in feats]
+        return ["\t".join(v.lower() for n, v in s.record.fields.items()
+                          if n in _ID_TEXT_FIELDS) for s in feats]
 
     def _id_candidates(self, s: Features) -> set[int]:
         out: set[int] = set()
@@ -90,11 +100,22 @@ class Index:
                        if o.record.type in BOOKLIKE and o.isbn == s.isbn)
         return out
 
+    def _page_candidates(self, s: Features) -> set[int]:
+        """Records sharing a key of :func:`page_keys` with ``s`` (found by the first
+        page's digits in all pages fields, then checked)."""
+        mine = set(page_keys(s))
+        if not mine:
+            return set()
+        first = s.biblio[2][0]  # type: ignore[index]
+        return {i for i in self._blob("pages").containing(first, whole=True)
+                if not mine.isdisjoint(page_keys(self.feats[i]))}
+
     def candidates(self, s: Features) -> set[int]:
         """Indexes of records that might match ``s`` (identifiers, titles)."""
         from rapidfuzz import fuzz, process
 
         out = self._id_candidates(s) if (s.doi or s.arxiv or s.isbn) else set()
+        out |= self._page_candidates(s)
         if s.title:
             if len(self._sorted) != len(self.feats):  # words in order: ratio = token_sort_ratio
                 self._sorted.extend(o.sorted_title for o in self.feats[len(self._sorted):])
@@ -111,10 +132,12 @@ class Index:
 
 
 class _Blob:
-    """Strings joined by newlines, searchable as one (substring or prefix)."""
+    """Strings joined by newlines, searchable as one (substring or prefix), and the
+    strings added since (``extra``, searched one by one)."""
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.size = len(texts)
+        self.extra: list[str] = []
         parts = []
         starts = []
         pos = 1
@@ -126,22 +149,68 @@ class _Blob:
         self.text = "\n" + "\n".join(parts) + "\n"
         self.starts = starts
 
-    def _hits(self, needle: str, shift: int = 0) -> Iterator[int]:
-
-
+    def _hits(self, needle: str, shift: int = 0, whole: bool = False) -> Iterator[int]:
         text, find = self.text, self.text.find
+        n = len(needle)
         i = find(needle)
         while i >= 0:
-            k = bisect.bisect_right(self.starts, i + shift) - 1
-            yield k
-            nxt = text.find("\n", i + 1)
-            i = find(needle, nxt) if nxt >= 0 else -1
+            if not whole or not (text[i - 1].isalnum() or text[i + n].isalnum()):
+                yield bisect.bisect_right(self.starts, i + shift) - 1
+                i = text.find("\n", i + 1)
+            else:
+                i += 1
+            if i >= 0:
+                i = find(needle, i)
+        for k, t in enumerate(self.extra):
+            if ("\n" + t).startswith(needle) if shift else needle in t:
+                yield self.size + k
 
-    def containing(self, needle: str) -> Iterator[int]:
-        return self._hits(needle) if needle and "\n" not in needle else iter(())
+    def containing(self, needle: str, whole: bool = False) -> Iterator[int]:
+        """Strings holding ``needle`` (``whole``: not inside a longer word or number)."""
+        return self._hits(needle, 0, whole) if needle and "\n" not in needle else iter(())
 
     def starting(self, head: str) -> Iterator[int]:
         return self._hits("\n" + head, 1) if head and "\n" not in head else iter(())
+
+
+def page_keys(s: Features) -> list[tuple[str, ...]]:
+    """Block keys that are not the title (a translated or bilingual title, one garbled
+    beyond the sort orders): where the work is printed (volume, first page, year)
+    and who wrote it when (first author's family name, first page, year)."""
+    _, _, pages, _ = s.biblio
+    if not (pages and pages[0] and s.year):
+        return []
+    volume = s.biblio[0]
+    out: list[tuple[str, ...]] = []
+    if volume:
+        out.append(("volume-page", volume, pages[0], str(s.year)))
+    f = s.record.fields
+    family = first_family(f.get("author") or f.get("editor") or "")
+    if family:
+        out.append(("author-page", family, pages[0], str(s.year)))
+    return out
+
+
+_FIRST_PERSON_RE = re.compile(r"\s+and\s+|[,;]|\s&\s", re.I)
+
+
+@lru_cache(maxsize=65536)
+def first_family(authors: str) -> str:
+    """The first author's family name, read cheaply (a block key, not a parse: the
+    comparison reads every name): "Smith, J. and ..." / "John Smith and ..." /
+    "Smith AB, Jones C" / "M. Kearns, Y. Mansour" -> "smith" / "kearns"."""
+    m = _FIRST_PERSON_RE.search(authors)
+    head = authors[:m.start()] if m else authors
+    words = normalise(head).split()
+    if not words:
+        return ""
+    comma_after = m is not None and m.group(0) == "," and " " not in head.strip()
+    if comma_after or len(words) == 1:
+        return words[0] if comma_after else words[-1]
+    last = head.split()[-1]
+    if len(last) <= 3 and last.replace(".", "").isupper():
+        return words[-2]  # Vancouver "Smith AB"
+    return words[-1]
 
 
 def _is_series(titles: set[str]) -> bool:
@@ -179,7 +248,7 @@ def block(index: Index, *, window: int = WINDOW,
     sigs = index.feats
     pairs: set[tuple[int, int]] = set()
     # exact keys
-    ids: dict[tuple[str, str], list[int]] = {}
+    ids: dict[tuple[str, ...], list[int]] = {}
     for s in sigs:
         doi, arxiv, isbn = s._identifiers()
         if doi:
@@ -190,6 +259,8 @@ def block(index: Index, *, window: int = WINDOW,
             ids.setdefault(("isbn", isbn), []).append(s.index)
         if s.pmid:
             ids.setdefault(("pmid", s.pmid), []).append(s.index)
+        for key in page_keys(s):
+            ids.setdefault(key, []).append(s.index)
     for members in ids.values():
         if len(members) > 1:
             _pairs_within(members, sigs, pairs)
@@ -211,8 +282,8 @@ def block(index: Index, *, window: int = WINDOW,
     for s in sigs:
         if s.main:
             by_main.setdefault(s.main, []).append(s.index)
-    for key, shorter in by_main.items():
-        same = index.by_title.get(key)
+    for main, shorter in by_main.items():
+        same = index.by_title.get(main)
         if same and len(same) * len(shorter) <= _BIG_BLOCK * _BIG_BLOCK:
             for i in same:
                 for j in shorter:
@@ -252,43 +323,53 @@ def block(index: Index, *, window: int = WINDOW,
 #: (rapidfuzz ``token_set_ratio``): debris before or after a title ("k shim fast
 #: similarity search ...", "... ( panel abstract )") moves it far in every sort order.
 RARE_CUT = 80.0
+#: Titles sharing a pair of rare words are compared pairwise only up to this many.
+RARE_GROUP = 20
 
 
 def _rare_word_pairs(index: Index, pairs: set[tuple[int, int]]) -> None:
     from collections import Counter
-    from itertools import chain, combinations
+    from itertools import combinations
 
     from rapidfuzz import fuzz
 
-    words: dict[str, set[str]] = {}
     stop = _STOP
-    for title in index.by_title:
-        ws = set(title.split()) - stop
+    titles = [t for t in index.by_title]
+    word_sets = [set(t.split()) - stop for t in titles]
+    df: Counter[str] = Counter()
+    for ws in word_sets:
         if len(ws) >= 2:
-            words[title] = ws
-    df: Counter[str] = Counter(chain.from_iterable(words.values()))
-    rank = {w: (c, w) for w, c in df.items()}.__getitem__  # ties go the same way every run
-    groups: dict[tuple[str, ...], list[str]] = {}
+            df.update(ws)
+    # words numbered rarest first (ties by the word: the same way every run)
+    order = sorted(df, key=lambda w: (df[w], w))
+    rank = {w: n for n, w in enumerate(order)}
+    counts = [df[w] for w in order]
+    groups: dict[tuple[int, int], list[int]] = {}
     add = groups.setdefault
-    for title, ws in words.items():
-        rare = sorted(ws, key=rank)[:3]
-        if rank(rare[1])[0] < 2:
+    for t, ws in enumerate(word_sets):
+        if len(ws) < 2:
+            continue
+        rare = sorted([rank[w] for w in ws])[:3]
+        if counts[rare[1]] < 2:
             continue  # at most one word another title has
-        rare.sort()
         for key in combinations(rare, 2):
-            add(key, []).append(title)
-    seen: set[tuple[str, str]] = set()
+            add(key, []).append(t)
+    seen: set[int] = set()
+    n = len(titles)
     ratio = fuzz.token_set_ratio
+    by_title = index.by_title
     for group in groups.values():
-        if not 1 < len(group) <= _BIG_BLOCK:
+        if not 1 < len(group) <= RARE_GROUP:
             continue
         for x, y in combinations(group, 2):
-            if (x, y) in seen:
+            code = x * n + y
+            if code in seen:
                 continue
-            seen.add((x, y))
-            if ratio(x, y, score_cutoff=RARE_CUT) < RARE_CUT:
+            seen.add(code)
+            tx, ty = titles[x], titles[y]
+            if ratio(tx, ty, score_cutoff=RARE_CUT) < RARE_CUT:
                 continue
-            gi, gj = index.by_title[x], index.by_title[y]
+            gi, gj = by_title[tx], by_title[ty]
             if len(gi) * len(gj) > _BIG_BLOCK * _BIG_BLOCK:
                 continue
             for i in gi:

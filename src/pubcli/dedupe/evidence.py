@@ -18,7 +18,7 @@ from ..model import Record
 from .identifiers import (BOOKLIKE, PREPRINT_DOI, arxiv_id, edition_value, issue_value,
                           normalise_doi, normalise_isbn, page_range, pmid, volume_value)
 from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
-                        _has_separator, _main_title, _marker_difference, _normalise, _unmatched_words,
+                        _has_separator, _main_title, _marker_difference, _normalise, word_replaced,
                         normalise,
                         strip_annotations, title_score)
 from .people import CUT_LIST_RE, Person, _author_index, _parse_authors, person_match, shared_authors
@@ -139,10 +139,12 @@ class Features:
                  "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
                  "_segments")
 
-    def __init__(self, record: Record, index: int = 0) -> None:
+    def __init__(self, record: Record, index: int = 0, title: str | None = None) -> None:
         self.record = record
         self.index = index
-        self.title = _normalise(strip_annotations(record.fields.get("title", "")))
+        #: ``title``: the normalised title, when it is known already
+        self.title = _normalise(strip_annotations(record.fields.get("title", ""))) \
+            if title is None else title
         self._sorted: str | None = None
         self._main: str | None = None
         self._authors: tuple | None = None
@@ -338,8 +340,12 @@ def _title_numbers(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, .
 
 
 # ---------------------------------------------------------------- one pair
-def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | None
-                 ) -> tuple[int, float, str]:
+def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | None,
+                 words: bool = True) -> tuple[int, float, str]:
+    """The title level, its score and what is shown. With ``words=False`` the
+    word-by-word test (:func:`word_replaced`, the costly part) is left out: the
+    level is then the one a pair gets when no word was replaced, and a pair scoring
+    88+ (or 70-88) may in truth be :data:`T_WORD` (:data:`T_70_WORDS`)."""
     if not (a.title and b.title):
         return MISSING, 0.0, ""
     if a.title == b.title:
@@ -347,10 +353,10 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
     score = title_score(a.title, b.title)
     if score >= 100:
         return T_EXACT, score, "100 (words reordered)"
-    if score >= 88:
-        ua, ub = _unmatched_words(a.tokens, b.tokens)
-        if ua and ub:  # a word replaced ("adults" / "children"), not only added
-            return T_WORD, score, f"{score:.0f}, {ua[0] if ua else '-'} / {ub[0] if ub else '-'}"
+    if score >= 88 and words:
+        replaced = word_replaced(a.tokens, b.tokens)
+        if replaced:  # a word replaced ("adults" / "children"), not only added
+            return T_WORD, score, f"{score:.0f}, {replaced[0]} / {replaced[1]}"
     if score >= 95:
         return T_95, score, f"{score:.0f}"
     short, long_ = (a, b) if len(a.title) <= len(b.title) else (b, a)
@@ -373,9 +379,9 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
     if score >= 88:
         return T_88, score, f"{score:.0f}"
     if score >= 70:
-        ua, ub = _unmatched_words(a.tokens, b.tokens)
-        if ua and ub:  # "... storage servers" / "... multimedia servers": another paper
-            return T_70_WORDS, score, f"{score:.0f}, {ua[0]} / {ub[0]}"
+        replaced = word_replaced(a.tokens, b.tokens) if words else None
+        if replaced:  # "... storage servers" / "... multimedia servers": another paper
+            return T_70_WORDS, score, f"{score:.0f}, {replaced[0]} / {replaced[1]}"
         return T_70, score, f"{score:.0f}"  # words only added: debris, a subtitle
     return T_LOW, score, f"{score:.0f}"
 
@@ -445,8 +451,9 @@ def _same_or_not(x: str, y: str) -> int:
 
 
 def _title(a: Features, b: Features, series: Callable[[Features], bool] | None,
-           common: Callable[[Features], bool] | None) -> tuple[int, float, str]:
-    t_level, t_score, t_shown = _title_level(a, b, series)
+           common: Callable[[Features], bool] | None, words: bool = True
+           ) -> tuple[int, float, str]:
+    t_level, t_score, t_shown = _title_level(a, b, series, words)
     if t_level in (T_EXACT, T_95, T_88):
         if common is not None and (common(a) or common(b)):
             t_level = T_COMMON  # "Editor's notes" / "Editors' notes": one common title
@@ -476,7 +483,10 @@ def _cheap(a: Features, b: Features) -> tuple[int, ...]:
     else:
         num_level = MISSING
     if pages_a and pages_b:
-        p_level = 0 if pages_a == pages_b else (1 if pages_a[0] == pages_b[0] else 2)
+        # one page, not a range, is a place several items share (abstracts, letters
+        # on a supplement's page): it weighs as a first page in common
+        p_level = (0 if pages_a[0] != pages_a[1] else 1) if pages_a == pages_b else \
+            (1 if pages_a[0] == pages_b[0] else 2)
     else:
         p_level = MISSING
     doi_a, arx_a, isbn_a = a._identifiers()
@@ -494,22 +504,33 @@ def _cheap(a: Features, b: Features) -> tuple[int, ...]:
             _same_or_not(a.pmid, b.pmid))
 
 
-def quick_levels(a: Features, b: Features, *,
-                 series: Callable[[Features], bool] | None = None,
-                 common: Callable[[Features], bool] | None = None,
-                 keep: list | None = None) -> tuple[tuple[int, ...], str]:
-    """The levels of every field but authors and venue (those are left :data:`MISSING`),
-    and the shared title for term frequency: enough to rule most candidate pairs out
-    before the costly comparisons. ``keep`` receives the title's and the cheap
-    fields' results, for :func:`compare` (``done=``) not to work them out again."""
-    title = _title(a, b, series, common)
-    t_level = title[0]
-    y_level, _ = _year(a, b)
-    rest = _cheap(a, b)
-    if keep is not None:
-        keep[:] = (title, rest)
+#: The fields :func:`cheap_levels` compares, in its order.
+CHEAP_FIELDS: tuple[Field, ...] = (Field.YEAR, Field.NUMBER, Field.PAGES, Field.DOI,
+                                   Field.ARXIV, Field.ISBN, Field.TYPE, Field.PMID)
+
+
+def cheap_levels(a: Features, b: Features) -> tuple[int, ...]:
+    """The levels of :data:`CHEAP_FIELDS` (year, issue, pages, identifiers, type): the
+    fields that cost little, enough with the title to rule most candidate pairs out
+    before the costly comparisons (authors, venue)."""
+    return (_year(a, b)[0],) + _cheap(a, b)
+
+
+def quick_title(a: Features, b: Features, *,
+                series: Callable[[Features], bool] | None = None,
+                common: Callable[[Features], bool] | None = None
+                ) -> tuple[tuple[int, float, str], int, str]:
+    """The title compared without the word-by-word test ((level, score, shown)), the
+    other level the pair may have in truth (:data:`MISSING` when none: a pair scoring
+    88+ may be :data:`T_WORD`, 70-88 :data:`T_70_WORDS`), and the shared title for
+    term frequency."""
+    title = _title(a, b, series, common, words=False)
+    t_level, t_score = title[0], title[1]
+    alt = MISSING
+    if t_level != MISSING and t_score < 100 and a.title != b.title:
+        alt = T_WORD if t_score >= 88 else (T_70_WORDS if t_score >= 70 else MISSING)
     key = a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title else ""
-    return (t_level, MISSING, y_level, MISSING) + rest, key
+    return title, alt, key
 
 
 def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | None = None,
@@ -521,7 +542,7 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
     works of the library share it, or it is generic or short). ``done`` holds what
     :func:`quick_levels` worked out for this pair (``keep``), with the same
     ``series`` and ``common``."""
-    t_level, t_score, t_shown = done[0] if done else _title(a, b, series, common)
+    t_level, t_score, t_shown = done[0] if done and done[0] else _title(a, b, series, common)
     a_level, a_shown = _author_level(a, b)
     y_level, y_shown = _year(a, b)
     vol_a, _, _, ed_a = a.biblio

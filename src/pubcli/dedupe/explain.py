@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .evidence import Field, Veto
-from .weights import Contribution, Model, Score
+from .weights import CONTEXT_NOTE, Contribution, Model, Score
 
 _RULE_NAMES = {Field.DOI: "same DOI", Field.ARXIV: "same arXiv id", Field.ISBN: "same ISBN",
                Field.PMID: "same PMID",
@@ -37,6 +37,9 @@ class Verdict:
         field(default_factory=list, repr=False)
     vetoes: list[Veto] = field(default_factory=list)
     threshold: float = 0.0
+    #: False when blocking never proposed the pair: ``dedupe`` never compares it, so
+    #: it is no duplicate whatever its fields say.
+    compared: bool = True
 
     @property
     def contributions(self) -> list[Contribution]:
@@ -46,8 +49,16 @@ class Verdict:
 
     @property
     def evidence(self) -> list[str]:
-        """Each compared field with its weight, strongest first."""
-        return [str(c) for c in sorted(self.contributions, key=lambda c: -abs(c.weight))]
+        """Each compared field with its weight, strongest first, and the notes that
+        concern several of them (said once)."""
+        return [str(c) for c in sorted(self.contributions, key=lambda c: -abs(c.weight))] \
+            + self.notes
+
+    @property
+    def notes(self) -> list[str]:
+        """What concerns several contributions ("* authors, year and venue count
+        together at most 9 bits"), once."""
+        return [CONTEXT_NOTE] if any(c.capped for c in self.contributions) else []
 
     @property
     def rule(self) -> str:
@@ -64,6 +75,9 @@ class Verdict:
         """One line: match or not, the probability, and the deciding reason."""
         if self.vetoes:
             return f"different works: {self.vetoes[0]}"
+        if not self.compared:
+            return (f"never compared: no shared block (the fields alone weigh "
+                    f"{self.weight:+.1f} bits, match probability {self.score:.1f}%)")
         verb = "duplicates" if self.duplicate else "not duplicates"
         return (f"{verb}: match probability {self.score:.1f}% "
                 f"({self.weight:+.1f} bits; the threshold is {self.threshold:g}%)")

@@ -12,6 +12,9 @@ from collections import Counter
 from functools import lru_cache
 from typing import Sequence
 
+from rapidfuzz import fuzz as _fuzz
+from rapidfuzz.distance import OSA as _OSA
+
 from ..latex import to_text
 
 # ---------------------------------------------------------------- normalising
@@ -201,13 +204,27 @@ _DATABASE_NOTES = frozenset({"corrected", "abstract", "abstracts", "structured a
                              "see comments", "comment", "japanese", "english abstract"})
 
 
+#: A database's cross-reference in a title, anywhere in it: "[Erratum appears in J
+#: Pediatr. 2003 Jun;142(6):616]", "[Comment in: Lancet. 2001;357:1]", "[Retraction in
+#: ...]": it names another item (with a place and a number), it is not what this one is.
+_XREF_NOTE_RE = re.compile(
+    r"\s*\[\s*(?:erratum|errata|corrigendum|correction|comments?|commentary|retraction|"
+    r"retracted|republished|reprinted|update[ds]?|expression\s+of\s+concern|summary\s+for"
+    r"\s+patients)\b[^\[\]]*?\b(?:appears?\s+in|published\s+in|in|on|see)\b\s*:?"
+    r"[^\[\]]*\d[^\[\]]*\]\s*\.?", re.I)
+
+
 def strip_annotations(title: str) -> str:
     """A title without the notes databases add: "[Title]." (a translated title),
     "... [Japanese]", "... [corrected]", "... (Structured abstract)", "... [Abstract]",
-    "... [Erratum appears in J Pediatr. 2003 Jun;142(6):616]"; a bare "[Erratum]" is
-    what the item is and stays."""
+    "[Erratum appears in J Pediatr. 2003 Jun;142(6):616] ..." (a cross-reference,
+    anywhere); a bare "[Erratum]" is what the item is and stays."""
     if "[" not in title and "(" not in title:
         return title
+    if "[" in title:
+        bare = _XREF_NOTE_RE.sub(" ", title).strip()
+        if len(bare.split()) >= 3:
+            title = bare
     for _ in range(4):
         m = _TRAILING_NOTE_RE.search(title)
         if not m or m.start() == 0 or len(title[:m.start()].split()) < 3:
@@ -244,23 +261,19 @@ def _main_title(title_raw: str) -> str:
 # ---------------------------------------------------------------- scoring
 def title_score(a: str, b: str) -> float:
     """Similarity of two normalised titles, 0-100, word order ignored."""
-    from rapidfuzz import fuzz
-
     if not a or not b:
         return 0.0
     if a == b:
         return 100.0
-    return max(fuzz.ratio(a, b), fuzz.token_sort_ratio(a, b))
+    return max(_fuzz.ratio(a, b), _fuzz.token_sort_ratio(a, b))
 
 
 def _close_spelling(a: str, b: str) -> bool:
     """A typo or a spelling variant: one edit (two for long words), transpositions
     counting as one ("tumour"/"tumor", "randomised"/"randomized"; not "men"/"women")."""
-    from rapidfuzz.distance import OSA
-
-    longest = max(len(a), len(b))
-    limit = 1 if longest <= 7 else 2
-    return abs(len(a) - len(b)) <= limit and OSA.distance(a, b, score_cutoff=limit) <= limit
+    la, lb = len(a), len(b)
+    limit = 1 if la <= 7 and lb <= 7 else 2
+    return -limit <= la - lb <= limit and _OSA.distance(a, b, score_cutoff=limit) <= limit
 
 
 def _unmatched_words(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -271,9 +284,49 @@ def _unmatched_words(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], lis
     only_b = list((cb - ca).elements())
     if not only_a and not only_b:
         return [], []
+    explained = _explained(a, b, only_a, only_b)
+    ra = _unexplained(only_a, only_b, b, explained)
+    rb = _unexplained(only_b, only_a, a, explained)
+    ua = [t for t in ra if t not in _STOP]
+    ub = [t for t in rb if t not in _STOP]
+    if (ua or ub) and ra and rb:  # a word replaced, not just added: report both sides
+        ua = ua or ra[:1]
+        ub = ub or rb[:1]
+    return ua, ub
+
+
+def word_replaced(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
+    """A word of each title the other does not have (the first of each, as
+    :func:`_unmatched_words` reports them), or None when no word was replaced (only
+    added or dropped, or none): the same answer as ``ua and ub`` there, without
+    working out what the answer does not need."""
+    ca, cb = Counter(a), Counter(b)
+    only_a = list((ca - cb).elements())
+    only_b = list((cb - ca).elements())
+    if not only_a or not only_b:
+        return None  # words only added (or dropped): nothing replaced
+    explained = _explained(a, b, only_a, only_b)
+    ra = _unexplained(only_a, only_b, b, explained)
+    if not ra:
+        return None
+    rb = _unexplained(only_b, only_a, a, explained)
+    if not rb:
+        return None
+    ua = [t for t in ra if t not in _STOP]
+    ub = [t for t in rb if t not in _STOP]
+    if not ua and not ub:
+        return None
+    return (ua or ra)[0], (ub or rb)[0]
+
+
+def _explained(a: Sequence[str], b: Sequence[str], only_a: Sequence[str],
+               only_b: Sequence[str]) -> set[str]:
+    """Words of either side's difference explained as a compound or split word."""
     explained: set[str] = set()
     for toks, other_only in ((a, set(only_b)), (b, set(only_a))):
-        longest = max((len(t) for t in other_only), default=0)
+        if not other_only:
+            continue
+        longest = max(len(t) for t in other_only)
         long_others = [o for o in other_only if len(o) >= 8]
         for i in range(len(toks) - 1):
             joined = toks[i]
@@ -291,20 +344,17 @@ def _unmatched_words(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], lis
                     if close:
                         explained.update(close)
                         explained.update(toks[i:i + k])
-    ra = [t for t in only_a if t not in explained
-          and not any(_close_spelling(t, o) or _same_stem(t, o) or _unligatured(t, o)
-                      for o in only_b)
-          and not _acronym_of(t, b)]
-    rb = [t for t in only_b if t not in explained
-          and not any(_close_spelling(t, o) or _same_stem(t, o) or _unligatured(t, o)
-                      for o in only_a)
-          and not _acronym_of(t, a)]
-    ua = [t for t in ra if t not in _STOP]
-    ub = [t for t in rb if t not in _STOP]
-    if (ua or ub) and ra and rb:  # a word replaced, not just added: report both sides
-        ua = ua or ra[:1]
-        ub = ub or rb[:1]
-    return ua, ub
+    return explained
+
+
+def _unexplained(only: Sequence[str], other_only: Sequence[str], other: Sequence[str],
+                 explained: set[str]) -> list[str]:
+    """The words of ``only`` that are not a typo, an inflection, a ligature lost, an
+    acronym of the other title or part of a compound."""
+    return [t for t in only if t not in explained
+            and not any(_close_spelling(t, o) or _same_stem(t, o) or _unligatured(t, o)
+                        for o in other_only)
+            and not _acronym_of(t, other)]
 
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "er", "est", "s", "e",

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..names import split_authors, split_top_level
-from .normalise import _latex_for_matching, _normalise, normalise, repair_mojibake
+from .normalise import _OSA, _latex_for_matching, _normalise, normalise, repair_mojibake
 
 # ---------------------------------------------------------------- authors
 def _undamaged(raw: str) -> str:
@@ -35,6 +35,14 @@ def _is_initials(word: str) -> bool:
 CUT_LIST_RE = re.compile(r"(?:\bet\.?\s*al\b\.?|\band\s+others|\u2026|\.\.\.|&\s*hellip\s*;?|"
                          r"\u00e2\s*(?:\u20ac|\?)\s*(?:\u00a6|\?))\s*[,;.]?\s*$", re.I)
 _ETAL_RE = re.compile(r"[,;\s]*\b(?:et\s*al|and\s+others)\b\.?\s*$", re.I)
+
+
+def _given_first(piece: str) -> bool:
+    """"M. Kearns", "J. R. Smith": initials, then a family name (a BibTeX "Last, First"
+    never starts its family name with an initial)."""
+    words = piece.split()
+    return len(words) >= 2 and _is_initials(words[0]) and "." in words[0] \
+        and not _is_initials(words[-1])
 
 
 def _looks_vancouver(piece: str) -> bool:
@@ -78,6 +86,14 @@ def person_strings(value: str | None) -> list[str]:
                     parts = [f"{pieces[i]}, {pieces[i + 1]}" for i in range(0, len(pieces), 2)]
                 elif len(pieces) >= 3 and all(len(p.split()) >= 2 for p in pieces):
                     parts = pieces
+    if any("," in p for p in parts):
+        # "M. Kearns, Y. Mansour and D. Ron": people written given name first, the
+        # commas between them (not "Last, First")
+        out = []
+        for p in parts:
+            pieces = [x for x in split_top_level(p, ",") if x] if "," in p else [p]
+            out += pieces if len(pieces) >= 2 and all(map(_given_first, pieces)) else [p]
+        parts = out
     return parts
 
 
@@ -170,9 +186,7 @@ def _close_name(x: str, y: str) -> bool:
     limit = 2 if min(len(x), len(y)) >= 10 else 1
     if len(x) < 5 or len(y) < 5 or abs(len(x) - len(y)) > limit or x[0] != y[0]:
         return False
-    from rapidfuzz.distance import OSA
-
-    return OSA.distance(x, y, score_cutoff=limit) <= limit
+    return _OSA.distance(x, y, score_cutoff=limit) <= limit
 
 
 def person_match(a: Person, b: Person) -> bool:

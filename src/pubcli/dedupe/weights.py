@@ -51,11 +51,14 @@ M_CAP: dict[tuple[Field, int], float] = {
     (Field.YEAR, 4): 0.004, (Field.YEAR, 3): 0.02,
     (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01, (Field.PMID, 1): 0.01, (Field.VENUE, 4): 0.005,
     (Field.TITLE, T_WORD): 0.05, (Field.TITLE, T_LOW): 0.02,
+    # other pages in the same place are another item (a preprint has none)
+    (Field.PAGES, 2): 0.1,
 }
 #: Levels the estimate may make weigh more against a match than the prior, never less:
 #: a content word replaced by another (not a typo, an inflection, a compound or an
-#: acronym) says "another work", whatever a library of near-copies teaches EM.
-AT_MOST_PRIOR = frozenset({(Field.TITLE, T_WORD)})
+#: acronym), or titles that have little in common, say "another work", whatever a
+#: library of near-copies (or of items printed on one page) teaches EM.
+AT_MOST_PRIOR = frozenset({(Field.TITLE, T_WORD), (Field.TITLE, T_LOW)})
 #: Pseudo-pairs behind the prior, for duplicates and non-duplicates.
 STRENGTH_M = 40.0
 STRENGTH_U = 40.0
@@ -70,7 +73,8 @@ CAP = 10.0
 CONTEXT_CAP = 9.0
 _CONTEXT = frozenset(FIELDS.index(f) for f in (Field.AUTHORS, Field.YEAR, Field.VENUE,
                                                Field.NUMBER, Field.TYPE))
-_CONTEXT_NOTE = "authors, year and venue count together at most " + f"{CONTEXT_CAP:g} bits"
+#: Said once per pair when its context weights were scaled down (marked "*").
+CONTEXT_NOTE = "* authors, year and venue count together at most " + f"{CONTEXT_CAP:g} bits"
 #: Pairs of support at which a level's weight is half estimated, half prior.
 SHRINK = 30.0
 #: Title levels that differ from the exact title only by noise (a typo, debris around
@@ -103,6 +107,7 @@ class Contribution:
     weight: float       # bits
     shown: str          # the values compared ("97", "3 of 4", "1443/1444")
     note: str = ""      # why it weighs what it weighs, when that is not obvious
+    capped: bool = False  # scaled down with the other context fields (CONTEXT_NOTE)
 
     @property
     def level_name(self) -> str:
@@ -110,7 +115,7 @@ class Contribution:
 
     def __str__(self) -> str:
         what = self.shown or self.level_name
-        text = f"{self.field.value} {what} ({self.weight:+.1f}"
+        text = f"{self.field.value} {what} ({self.weight:+.1f}{'*' if self.capped else ''}"
         return text + (f": {self.note})" if self.note else ")")
 
 
@@ -231,14 +236,42 @@ class Model:
         for i, f in enumerate(FIELDS):
             level = cmp.levels[i]
             w, note = weights[i]
-            if scale < 1.0 and i in _CONTEXT and w > 0:
+            capped = scale < 1.0 and i in _CONTEXT and w > 0
+            if capped:
                 w *= scale
-                note = _CONTEXT_NOTE
             total += w
             if level != MISSING:
-                out.append(Contribution(f, level, w, cmp.shown[i], note))
+                out.append(Contribution(f, level, w, cmp.shown[i], note, capped))
         p = 1.0 / (1.0 + 2.0 ** (-total)) if total > -60 else 0.0
         return Score(out, total, p)
+
+    def to_data(self) -> dict:
+        """The model as plain values (for the weights cache)."""
+        return {"m": {f.value: list(v) for f, v in self.m.items()},
+                "u": {f.value: list(v) for f, v in self.u.items()},
+                "prior": self.prior, "pairs": self.pairs, "iterations": self.iterations,
+                "title_works": dict(self.title_works),
+                "generic_titles": sorted(self.generic_titles),
+                "support": {f.value: list(v) for f, v in self.support.items()}}
+
+    @classmethod
+    def from_data(cls, data: dict) -> "Model":
+        """The model :meth:`to_data` gave (KeyError, TypeError or ValueError when
+        ``data`` is not one)."""
+        def per_field(d: dict) -> dict[Field, list[float]]:
+            out = {Field(k): [float(x) for x in v] for k, v in d.items()}
+            for f, v in out.items():
+                if len(v) != len(LEVELS[f]):
+                    raise ValueError(f"{f.value}: {len(v)} levels")
+            return out
+
+        m, u = per_field(data["m"]), per_field(data["u"])
+        if set(m) != set(FIELDS) or set(u) != set(FIELDS):
+            raise ValueError("fields")
+        support = per_field(data["support"]) if data["support"] else {}
+        return cls(m, u, float(data["prior"]), int(data["pairs"]), int(data["iterations"]),
+                   {str(k): int(v) for k, v in data["title_works"].items()},
+                   frozenset(data["generic_titles"]), support)
 
     def table(self) -> list[tuple[Field, str, float, float, float, float]]:
         """(field, level, m, u, weight, pairs) for every level: what ``--weights``

@@ -305,3 +305,70 @@ def write_parse(path: Path, digest: str, size: int, parsed: bibtex.Parsed, text:
     return Journal(path, ".marshal").write_base(
         digest, size, [packed[i] for i in range(len(parsed.records))],
         pack_meta(parsed.failed, parsed.warnings, parsed.macros, parsed.newline))
+
+
+# ------------------------------------------------------------------ derived data
+#: Files of data derived from one version of a library (the matcher's weights) kept
+#: at once, per kind: the newest stay, the rest are removed when one is written.
+DERIVED_KEPT = 8
+
+
+def _derived_file(kind: str, digest: str) -> Path:
+    return cache_dir() / f"{kind}-{digest}.marshal"
+
+
+def read_derived(kind: str, digest: str, maker: str) -> Any | None:
+    """What :func:`write_derived` stored for the file version ``digest`` (the digest
+    of its bytes) and the code ``maker``, or None."""
+    file = _derived_file(kind, digest)
+    if disabled() or not (_private(file.parent, is_dir=True) and _private(file, is_dir=False)):
+        return None
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return None
+    objs = frames(data)
+    if len(objs) != 2 or objs[0] != _header():
+        return None
+    try:
+        got_digest, got_maker, payload = objs[1]
+    except (TypeError, ValueError):
+        return None
+    return payload if (got_digest, got_maker) == (digest, maker) else None
+
+
+def write_derived(kind: str, digest: str, maker: str, payload: Any) -> bool:
+    """Keep ``payload`` (marshal-able) for the file version ``digest`` and the code
+    ``maker``; False when the cache is off or not ours to write."""
+    if disabled():
+        return False
+    cdir = cache_dir()
+    try:
+        cdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _private(cdir, is_dir=True):
+            return False
+        fd, tmp = tempfile.mkstemp(dir=cdir, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(frame(_header()))
+                for part in frame_parts((digest, maker, payload)):
+                    fh.write(part)
+            os.replace(tmp, _derived_file(kind, digest))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        kept = sorted(cdir.glob(f"{kind}-*.marshal"), key=_mtime, reverse=True)
+        for old in kept[DERIVED_KEPT:]:
+            with contextlib.suppress(OSError):
+                old.unlink()
+    except OSError:
+        return False  # a cache we cannot write is only a slower next run
+    return True
+
+
+def _mtime(p: Path) -> float:
+    try:
+        return p.stat().st_mtime
+    except OSError:
+        return 0.0
