@@ -24,7 +24,8 @@ class ExportFormat(str, Enum):
 DEFAULT_BY = {"html": ["year", "area", "type"], "markdown": ["year"]}
 
 StyleOpt = typer.Option(None, "--style", help="Write each reference in this citation style "
-                        "(CSL, formatted by citeproc-py) instead of pubcli's own layout.")
+                        "(CSL, formatted by pandoc's citeproc; needs pandoc >= 2.11 or "
+                        "pip install 'pubcli[styles]') instead of pubcli's own layout.")
 CslOpt = typer.Option(None, "--csl", metavar="FILE",
                       help="Any CSL 1.0 style file, instead of a shipped --style.")
 
@@ -121,7 +122,6 @@ def export_command(
         total = page.total
         if styler is not None:
             styler.save()
-            _report_failed(styler)
     if to_stdout:
         out = getattr(sys.stdout, "buffer", None)
         sys.stdout.flush()
@@ -138,14 +138,6 @@ def export_command(
         common.note(f"{path} holds no publications yet; add one with 'pubcli add'")
     elif not total:
         common.note("no publications match")
-
-
-def _report_failed(styler) -> None:
-    """Entries citeproc-py could not format (shown in pubcli's own layout instead)."""
-    for rec, why in styler.failed[:5]:
-        common.warn(f"{why}; shown in pubcli's own layout")
-    if len(styler.failed) > 5:
-        common.warn(f"{len(styler.failed) - 5} more entries citeproc-py could not format")
 
 
 def _stamp() -> str:

@@ -433,10 +433,10 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
     private = tuple(dict.fromkeys((*PRIVATE_FIELDS, *private_fields)))
     cache: dict[int, Entry] = {}
     for rec in chosen:
-        e = cache[id(rec)] = entry(rec, owner, source_text(rec), private=private,
-                                   max_authors=max_authors)
-        if styler is not None:
-            e.cite = styler.cite(rec, owner, private)
+        cache[id(rec)] = entry(rec, owner, source_text(rec), private=private,
+                               max_authors=max_authors)
+    if styler is not None:
+        chosen = _styled(chosen, styler, owner, private, cache)
     entries = [cache[id(r)] for r in chosen]
     used: set[str] = {"featured", "main", "contents", "q", "status", "toc-h", "featured-h",
                       "facets"}
@@ -453,6 +453,21 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
     return Page(owner=owner, role=role, featured=[e for e in entries if e.featured],
                 sections=sections, total=len(entries), stamp=stamp, entries=entries,
                 facet_areas=areas, facet_types=types)
+
+
+def _styled(chosen: list[Record], styler, owner: str | None, private: Sequence[str],
+            cache: dict[int, Entry]) -> list[Record]:
+    """Each year of the page formatted as one bibliography (so year suffixes and the
+    style's sort happen); the records newest year first, in the style's order within
+    a year."""
+    from .csl import year_units
+
+    rank: dict[int, int] = {}
+    for unit in styler.bibliographies(year_units(chosen), owner, private):
+        for pos, (rec, cite) in enumerate(unit):
+            cache[id(rec)].cite = cite
+            rank[id(rec)] = pos
+    return sorted(chosen, key=lambda r: (-(r.year or 0), rank.get(id(r), 0)))
 
 
 def _facets(entries: Sequence[Entry], area_order: Sequence[str]) -> tuple[list[str], list[str]]:
