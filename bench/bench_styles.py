@@ -1,6 +1,7 @@
 """How many of pubcli's styled references equal pandoc --citeproc reading the .bib itself.
 
     python bench/bench_styles.py [--style apa ...] [--max-entries 500] [--diff N] [BIB ...]
+    python bench/bench_styles.py --timing 200 10000 [--style apa] [--runs 3] [--seed 1 ...]
 
 For each shipped style and each .bib file (default: every file under tests/corpus
 of at most --max-entries entries, plus data/library.bib), the reference is
@@ -13,8 +14,10 @@ both sides). Entries whose key occurs twice in a file are left out (pandoc keeps
 one of them). Prints agreement per style and writes bench/out/styles.json;
 --diff N prints the first N differences per style.
 
-Also times pubcli's formatting: a 200-entry styled page cold (empty cache) and
-warm, and a 10k-entry page re-exported after one entry changed.
+--timing times whole `pubcli export html --style S` processes on generated
+libraries (bench/gen_library.py): cold (empty cache), warm, and re-exported after
+one entry changed; CPU seconds include pandoc's (aims: 200 entries < 2 s cold,
+< 0.5 s warm; 10k with one entry changed < 5 s).
 """
 
 from __future__ import annotations
@@ -135,15 +138,83 @@ def agreement(files: list[Path], styles: list[str], show: int) -> dict:
     return result
 
 
+def _timed(args: list[str], env: dict) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the process and its pandoc children)."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def timings(sizes: list[int], styles: list[str], runs: int, seeds: list[int]) -> dict:
+    """Whole `pubcli export html --style S` processes: cold (empty cache), warm (cache
+    filled), and after one entry changed (its year formatted again); medians of CPU
+    seconds over ``runs`` runs and the generator ``seeds``."""
+    import shutil
+    import statistics
+    import subprocess
+
+    out: dict = {}
+    OUT.mkdir(exist_ok=True)
+    for n in sizes:
+        for seed in seeds:
+            lib = OUT / f"styles-{n}-s{seed}.bib"
+            if not lib.exists():
+                subprocess.run([sys.executable, str(HERE / "gen_library.py"), str(n), str(lib),
+                                "--seed", str(seed)], check=True)
+            text = lib.read_text(encoding="utf-8")
+            for name in styles:
+                cold, warm, changed = [], [], []
+                for r in range(runs):
+                    with tempfile.TemporaryDirectory() as tmp:
+                        env = dict(os.environ, PUBCLI_CACHE_DIR=tmp, PYTHONPATH=str(ROOT / "src"))
+                        work = Path(tmp) / "lib.bib"
+                        work.write_text(text, encoding="utf-8")
+                        cmd = [sys.executable, "-m", "pubcli", "export", "html", "--style", name,
+                               "-o", str(Path(tmp) / "page.html"), "-l", str(work)]
+                        cold.append(_timed(cmd, env))
+                        warm.append(_timed(cmd, env))
+                        # one entry changed: the first title gets a word more
+                        m = re.search(r"title\s*=\s*\{", text)
+                        assert m
+                        work.write_text(text[:m.end()] + f"Changed{r} " + text[m.end():],
+                                        encoding="utf-8")
+                        changed.append(_timed(cmd, env))
+                key = f"{name} n={n} seed={seed}"
+                out[key] = {k: {"wall": round(statistics.median(w for w, _ in v), 2),
+                                "cpu": round(statistics.median(c for _, c in v), 2)}
+                            for k, v in (("cold", cold), ("warm", warm), ("one_changed", changed))}
+                print(f"{key:28} " + "  ".join(f"{k} {v['cpu']:.2f} s cpu ({v['wall']:.2f} wall)"
+                                                 for k, v in out[key].items()), flush=True)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("bib", nargs="*", type=Path)
     ap.add_argument("--style", action="append", choices=list(STYLES))
     ap.add_argument("--max-entries", type=int, default=500)
     ap.add_argument("--diff", type=int, default=0)
+    ap.add_argument("--timing", type=int, nargs="*", metavar="N",
+                    help="time styled exports of generated libraries of N entries "
+                         "(e.g. --timing 200 10000) instead of measuring agreement")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--seed", type=int, action="append")
     args = ap.parse_args()
     exe = pandoc.find()
-    print(f"pandoc {exe.version_text} ({exe.path})")
+    print(f"pandoc {exe.version_text} ({exe.path})", flush=True)
+    if args.timing is not None:
+        result = timings(args.timing or [200], args.style or ["apa"], args.runs,
+                         args.seed or [1])
+        OUT.mkdir(exist_ok=True)
+        (OUT / "styles-timing.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+        return
     files = [b.resolve() for b in args.bib] or corpus_files(args.max_entries)
     print(f"{len(files)} files")
     result = agreement(files, args.style or list(STYLES), args.diff)

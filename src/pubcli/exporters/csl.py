@@ -13,7 +13,7 @@ and bold are ``<i>``/``<b>``. CSL-JSON is what pandoc, Quarto and Zotero read.
 each *unit* (a year of a page, a group of a listing) is one bibliography, so
 the style's sort, year suffixes (2010a, 2010b) and "———" for a repeated author
 happen. Formatted units are cached by the digest of their CSL-JSON, the style,
-the locale and the pandoc version: a changed entry re-formats its unit only.
+the locale and the pandoc binary: a changed entry re-formats its unit only.
 
 Shipped styles (``--style``): :data:`STYLES`, from the CSL project's style
 repository (CC BY-SA 3.0; see ``pubcli/styles/README.md``). ``--csl FILE``
@@ -491,8 +491,9 @@ def item(rec: Record, *, id: str | None = None, private: Iterable[str] = (),
 def _titles(out: dict, et: str, rich: Callable[..., str]) -> None:
     chapter = et in _CHAPTER_LIKE
     main = bool(rich("maintitle"))
-    if et == "periodical":
-        title = _join(rich("issuetitle"), rich("issuesubtitle"), ":")
+    if et == "periodical":  # a journal's issue: the issue title, else the journal's
+        title = _join(rich("issuetitle"), rich("issuesubtitle"), ":") or \
+            _join(rich("title"), rich("subtitle"), ":")
         container = _join(rich("title", False), rich("subtitle", False), ":")
     elif main and not chapter:
         title = _join(_join(rich("maintitle"), rich("mainsubtitle"), ":"),
@@ -579,7 +580,9 @@ def _links(out: dict, f: dict, ctype: str, arxiv: str | None) -> None:
         out.setdefault("URL", _EPRINT_URLS["arxiv"] + arxiv)
         said = any(arxiv.split("v")[0] in f.get(k, "") for k in ("howpublished", "note",
                                                                  "journal", "number"))
-        if ctype == "article" and not said:
+        if said:  # the entry already says it (howpublished = {arXiv:...})
+            pass
+        elif ctype == "article":
             out.setdefault("publisher", "arXiv")
             out.setdefault("number", f"arXiv:{arxiv}")
         else:
@@ -810,7 +813,7 @@ class Styler:
     def _key(self, items_: list[dict]) -> str:
         from . import pandoc
 
-        blob = json.dumps([MAPPING_VERSION, pandoc.find().version_text, self.locale or "",
+        blob = json.dumps([MAPPING_VERSION, pandoc.find().identity, self.locale or "",
                            items_], ensure_ascii=False, sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
 
@@ -818,7 +821,12 @@ class Styler:
         items_, maths = [], []
         for rec, ident in _ids(unit):
             math: list[str] = []
-            items_.append(item(rec, id=ident, private=private, mark=True, math=math))
+            it = item(rec, id=ident, private=private, mark=True, math=math)
+            if it["type"] == "document" and rec.type == "misc":
+                # pandoc's BibTeX reader gives @misc no CSL type (a style's default
+                # layout); CSL-JSON files need one, so only an export says "document"
+                it["type"] = ""
+            items_.append(it)
             maths.append(math)
         return self._key(items_), items_, maths, list(unit)
 

@@ -20,6 +20,7 @@ from ..errors import ValidationError
 from .style import Page, Span
 
 NAME = "html"
+REF_AUTHORS = 1  # authors a listing shows before "et al." until the script fills it in
 TEMPLATE = "page.html.j2"
 STYLE = "_page.css.j2"
 SCRIPT = "_page.js.j2"
@@ -64,15 +65,22 @@ def _escaped(text: str) -> str:
 
 def ref(e, mathml: Mapping[str, str] | None = None) -> Markup:
     """A listing that refers to the entry's full rendering (its home, ``#anchor``):
-    without JavaScript a linked title and the venue line; the page script fills in
-    a copy of the home entry when the listing is shown. (``anchor`` is a slug:
-    ``[a-z0-9-]`` only.)"""
+    without JavaScript the whole reference (title linked to the home, authors, venue,
+    volume, pages, date; or the styled reference), with its abstract and BibTeX a
+    click away at the home; the page script fills in a copy of the home entry when
+    the listing is shown. (``anchor`` is a slug: ``[a-z0-9-]`` only.)"""
+    head = f'<li class="pub ref" data-ref="{e.anchor}" data-key="{_escaped(e.key)}">'
+    if e.cite is not None:
+        return Markup(f'{head}<p class="cite">{cite(e, mathml)} '
+                      f'<a class="home" href="#{e.anchor}">more</a></p></li>\n')
     line = e.venue_line
     venue = f'<p class="venue">{_escaped(line)}</p>' if line else ""
-    return Markup(f'<li class="pub ref" data-ref="{e.anchor}" data-key="{_escaped(e.key)}">'
-                  f'<p class="title">'
+    # the first author (the listing's full copy, filled in by the script, has all)
+    short = authors(e.authors[:REF_AUTHORS]) + (" et al." if len(e.authors) > REF_AUTHORS else "")
+    people = f'<div class="authors">{short}</div>' if e.authors else ""
+    return Markup(f'{head}<p class="title">'
                   f'<a href="#{e.anchor}">{rich(e.title, mathml) or _escaped(e.key)}</a></p>'
-                  f'{venue}</li>\n')
+                  f'{people}{venue}</li>\n')
 
 
 def _ref_filter(mathml: Mapping[str, str] | None = None):
@@ -163,6 +171,44 @@ def facets(e, page) -> Markup:
     return Markup(out + (f' data-a="{idx}"' if idx else ""))
 
 
+def description(page) -> str:
+    """The page's one-line summary for search engines and link previews."""
+    n = page.total
+    what = f"{n} publication{'s' if n != 1 else ''}"
+    if page.owner:
+        years = [e.year for e in page.entries if e.year]
+        span = f", {min(years)}\u2013{max(years)}" if len(set(years)) > 1 else \
+            f", {years[0]}" if years else ""
+        return f"{what} by {page.owner}{span}" + (f" ({page.role})" if page.role else "")
+    return what
+
+
+def json_ld(page) -> str:
+    """schema.org ScholarlyArticle data for every publication (what scholarly search
+    engines read), deterministic; safe inside <script> (no "</", "<!--")."""
+    import json
+
+    items = []
+    for e in page.entries:
+        art: dict = {"@type": "ScholarlyArticle", "name": e.title_text}
+        if e.authors:
+            art["author"] = [{"@type": "Person", "name": name} for name, _ in e.authors]
+        if e.year:
+            art["datePublished"] = str(e.year)
+        if e.venue:
+            art["isPartOf"] = e.venue
+        if e.title_url:
+            art["url"] = e.title_url
+        doi = next((lk.url for lk in e.links if lk.label == "DOI"), None)
+        if doi:
+            art["sameAs"] = doi
+        items.append(art)
+    data = {"@context": "https://schema.org", "@type": "CollectionPage", "name": page.title,
+            "description": description(page), "hasPart": items}
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def csp_hash(text: str) -> str:
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return "sha256-" + base64.b64encode(digest).decode("ascii")
@@ -193,8 +239,12 @@ def context(page, env) -> dict:
             # "</" would end the inline <style>/<script> block early
             raise ValidationError(f"template {name} must not contain '</'")
     env.globals["_mathml"].update(page_mathml(page))
+    jsonld = json_ld(page)
     return {
         "page": page,
+        "description": description(page),
+        "jsonld": Markup(jsonld),
+        "jsonld_hash": csp_hash(jsonld),
         "style": Markup(style),
         "script": Markup(script),
         "style_hash": csp_hash(style),

@@ -34,7 +34,11 @@ class PandocFailed(PubcliError):
 
 class Pandoc(NamedTuple):
     path: str
-    version: tuple[int, ...]
+    identity: str  # path, size and modification time: what a cache of its output keys on
+
+    @property
+    def version(self) -> tuple[int, ...]:
+        return _checked_version(self.path)
 
     @property
     def version_text(self) -> str:
@@ -71,25 +75,31 @@ def _version(path: str) -> tuple[int, ...] | None:
 
 @lru_cache(maxsize=1)
 def find() -> Pandoc:
-    """The pandoc to use: ``$PUBCLI_PANDOC``, else ``pandoc`` on PATH, else the wheel's."""
+    """The pandoc to use: ``$PUBCLI_PANDOC``, else ``pandoc`` on PATH, else the wheel's.
+    Cheap (no process is started): its version is checked when it first runs."""
     wanted = os.environ.get("PUBCLI_PANDOC")
     candidates = [wanted] if wanted else [shutil.which("pandoc"), _wheel_binary()]
-    too_old = []
     for path in candidates:
-        if not path:
-            continue
-        version = _version(path)
-        if version is None:
-            continue
-        if version[:2] >= MIN_VERSION:
-            return Pandoc(path, version)
-        too_old.append(f"{path} is {'.'.join(map(str, version))}")
-    raise PandocMissing(HOW_TO_GET + (f" ({'; '.join(too_old)})" if too_old else ""))
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            st = os.stat(path)
+            return Pandoc(path, f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}")
+    raise PandocMissing(HOW_TO_GET)
+
+
+@lru_cache(maxsize=8)
+def _checked_version(path: str) -> tuple[int, ...]:
+    version = _version(path)
+    if version is None:
+        raise PandocMissing(f"{HOW_TO_GET} ({path} does not run)")
+    if version[:2] < MIN_VERSION:
+        raise PandocMissing(f"{HOW_TO_GET} ({path} is {'.'.join(map(str, version))})")
+    return version
 
 
 def run(args: Sequence[str], stdin: str, *, timeout: float = 600) -> str:
     """pandoc ``args`` reading ``stdin``; its standard output (UTF-8 text)."""
     exe = find()
+    exe.version  # noqa: B018 - too old: one line saying so, before any work
     try:
         p = subprocess.run([exe.path, *args], input=stdin.encode("utf-8"), capture_output=True,
                            timeout=timeout, check=False)

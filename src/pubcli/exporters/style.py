@@ -38,8 +38,14 @@ SECTION_TITLES = {
     "area": ("Publications by Research Area", "By research area"),
     "type": ("Publications by Type", "By type"),
 }
-# Left out of the BibTeX a page visitor copies (plus the configured private_fields).
-PRIVATE_FIELDS: tuple[str, ...] = (AREA_FIELD, FEATURED_FIELD, "file")
+# Left out of the BibTeX a page visitor copies (plus the configured private_fields):
+# pubcli's bookkeeping, and the fields only a page uses (al-folio's and BibBase's),
+# which nobody wants pasted into a paper. Every url_<label> (BibBase) goes too.
+PRIVATE_FIELDS: tuple[str, ...] = (
+    AREA_FIELD, FEATURED_FIELD, "file", "pdf", "slides", "code", "video", "poster", "supp",
+    "html", "website", "blog", "award", "abstract", "abbr", "selected", "preview",
+    "bibtex_show", "altmetric", "dimensions", "google_scholar_id", "inspirehep_id")
+PAGE_ONLY_PREFIX = "url_"
 MAX_AUTHORS = 10  # authors shown before "... and N more" (config: max_authors)
 
 
@@ -85,11 +91,15 @@ class Entry:
     authors_shown: list[tuple[str, bool]] = field(default_factory=list)
     authors_more: list[tuple[str, bool]] = field(default_factory=list)
     cite: Cite | None = None  # when the page is in a citation style
+    locator: str = ""   # "vol. 41, no. 7, pp. 73–99"
+    abbr: str = ""      # al-folio's venue badge ("ICLR")
+    preview: str = ""   # a thumbnail: a relative path or a data: URL
 
     @cached_property
     def venue_line(self) -> str:
-        """"ICLR 2024 | May 2024", or just one of the two."""
-        return " | ".join(p for p in (self.venue, self.date) if p)
+        """"ICLR 2024, vol. 3, pp. 1–9 | May 2024", or the parts there are."""
+        where = ", ".join(p for p in (self.venue, self.locator) if p)
+        return " | ".join(p for p in (where, self.date) if p)
 
 
 @dataclass
@@ -293,7 +303,7 @@ def _detail(label: str, value: str) -> str:
 # ---------------------------------------------------------------- records to entries
 def public_bibtex(text: str, rec: Record, private: Sequence[str]) -> str:
     """The entry's BibTeX as written, less its private fields (only their text goes)."""
-    drop = {f for f in private if f in rec.fields}
+    drop = {f for f in rec.fields if f in private or f.startswith(PAGE_ONLY_PREFIX)}
     if not drop:
         return text
     fast = _cut_fields(text, rec, drop)
@@ -362,6 +372,42 @@ def split_authors_shown(authors: list[Author], most: int) -> tuple[list[Author],
     return shown, [a for i, a in enumerate(authors) if i >= most and not a[1]]
 
 
+def locator(rec: Record) -> str:
+    """Volume, issue and pages as a listing prints them: "vol. 41, no. 7, pp. 73–99"."""
+    f = rec.fields
+    parts = []
+    vol = to_text(f.get("volume", ""))
+    num = to_text(f.get("number", "") or f.get("issue", ""))
+    if vol:
+        parts.append(f"vol. {vol}")
+    # a report's number is its venue line already ("MSR-TR-2024-12"); an issue is not
+    if num and (vol or rec.type in ("article", "periodical", "inproceedings", "incollection")):
+        parts.append(f"no. {num}")
+    pages = to_text(f.get("pages", ""))
+    if pages:
+        pages = re.sub(r"\s*(?:-+|\u2013|\u2014)\s*", "\u2013", pages)
+        parts.append(("pp. " if re.search(r"\d\s*\u2013\s*\d|,", pages) else "p. ") + pages)
+    return ", ".join(parts)
+
+
+_TRUE = {"true", "yes", "1", "y"}
+_DATA_IMAGE = re.compile(r"data:image/(?:png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]+\Z")
+_LOCAL_PATH = re.compile(r"(?![a-zA-Z][a-zA-Z0-9+.-]*:)(?!//)[\w./ -]+\.(?:png|jpe?g|gif|webp|avif|svg)\Z",
+                         re.I)
+
+
+def preview_src(value: str) -> str:
+    """al-folio's ``preview``: a local image path (relative, no scheme: al-folio's are
+    under ``assets/img/publication_preview/``) or a ``data:image/...`` URL; anything
+    else is no preview (the page's CSP allows images from the page's site and data:)."""
+    value = value.strip()
+    if _DATA_IMAGE.match(value):
+        return re.sub(r"\s+", "", value)
+    if _LOCAL_PATH.match(value) and ".." not in value.split("/"):
+        return quote(value.strip(), safe="/._-")
+    return ""
+
+
 def entry(rec: Record, owner: str | None, bibtex: str, *,
           private: Sequence[str] = PRIVATE_FIELDS, max_authors: int = MAX_AUTHORS) -> Entry:
     v = view(rec)
@@ -383,10 +429,12 @@ def entry(rec: Record, owner: str | None, bibtex: str, *,
         details=[_detail(label, value) for label, value in v.details if value],
         links=links, abstract=rich(rec.fields.get("abstract")),
         bibtex=public_bibtex(bibtex, rec, private),
-        areas=list(v.areas), featured=v.featured,
+        areas=list(v.areas),
+        featured=v.featured or rec.fields.get("selected", "").strip().lower() in _TRUE,
         resources=[Link(r.label, r.url) for r in resources(rec.fields)],
         award=to_text(rec.fields.get(AWARD_FIELD, "")),
-        authors_shown=shown, authors_more=more)
+        authors_shown=shown, authors_more=more, locator=locator(rec),
+        abbr=to_text(rec.fields.get("abbr", "")), preview=preview_src(rec.fields.get("preview", "")))
 
 
 def slugify(text: str) -> str:
