@@ -303,7 +303,7 @@ def markup(value: str | None, *, title: bool = False, english: bool = True,
     math = [] if math is None else math
     if "{" not in value and "\\" not in value and "$" not in value and not title:
         return _text_piece(value).strip()
-    nodes = parse_latex(value)
+    nodes = parse_latex(_soft_hyphens(value))
     if title and english:
         nodes, _ = _sentence_case(nodes, _START)
     text = _emit(nodes, english, math, mark)
@@ -312,7 +312,14 @@ def markup(value: str | None, *, title: bool = False, english: bool = True,
 
 # ---------------------------------------------------------------- CSL-JSON
 def _text(value: str | None) -> str:
-    return _tex_quotes(_MARKS.sub("", to_text(value))) if value else ""
+    if not value:
+        return ""
+    return _tex_quotes(_MARKS.sub("", to_text(_soft_hyphens(value))))
+
+
+def _soft_hyphens(value: str) -> str:
+    """TeX's ``\\-`` (a place a word may break) as U+00AD, the soft hyphen."""
+    return re.sub(r"(?<!\\)\\-", "\u00ad", value) if "\\-" in value else value
 
 
 def _list(value: str | None) -> str:

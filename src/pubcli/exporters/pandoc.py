@@ -98,11 +98,18 @@ def _checked_version(path: str) -> tuple[int, ...]:
 
 def run(args: Sequence[str], stdin: str, *, timeout: float = 600) -> str:
     """pandoc ``args`` reading ``stdin``; its standard output (UTF-8 text)."""
+    return run_bytes(args, stdin, timeout=timeout).decode("utf-8")
+
+
+def run_bytes(args: Sequence[str], stdin: str, *, timeout: float = 600,
+              env: dict[str, str] | None = None) -> bytes:
+    """pandoc ``args`` reading ``stdin``; its standard output as bytes (a .docx)."""
     exe = find()
     exe.version  # noqa: B018 - too old: one line saying so, before any work
     try:
         p = subprocess.run([exe.path, *args], input=stdin.encode("utf-8"), capture_output=True,
-                           timeout=timeout, check=False)
+                           timeout=timeout, check=False,
+                           env={**os.environ, **env} if env else None)
     except subprocess.TimeoutExpired:
         raise PandocFailed(f"pandoc took longer than {timeout:.0f} s") from None
     except OSError as exc:
@@ -110,7 +117,7 @@ def run(args: Sequence[str], stdin: str, *, timeout: float = 600) -> str:
     if p.returncode != 0:
         why = " ".join(p.stderr.decode("utf-8", "replace").split())[:300]
         raise PandocFailed(f"pandoc failed: {why or f'exit status {p.returncode}'}")
-    return p.stdout.decode("utf-8")
+    return p.stdout
 
 
-__all__ = ["Pandoc", "PandocMissing", "PandocFailed", "find", "run", "HOW_TO_GET"]
+__all__ = ["Pandoc", "PandocMissing", "PandocFailed", "find", "run", "run_bytes", "HOW_TO_GET"]
