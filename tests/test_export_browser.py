@@ -443,3 +443,21 @@ def test_page_metadata_is_allowed_by_the_csp_and_describes_each_publication(expo
     zero = next(a for a in parts if a["name"].startswith("ZeRO++"))
     assert {"@type": "Person", "name": "Olatunji Ruwase"} in zero["author"]
     assert zero["datePublished"] == "2024"
+
+
+def test_a_styled_listing_keeps_its_own_author_when_the_script_fills_it(exported, opened,
+                                                                       tmp_path):
+    from .test_export_csl import REPEATS
+
+    lib = write(tmp_path / "r.bib", REPEATS.replace(
+        "publisher = {Fruit Press}, year = 2010}",
+        "publisher = {Fruit Press}, year = 2010, keywords = {Fruit}}"))
+    p = opened(exported(lib, "--style", "mla", "--by", "year", "--by", "area"))
+    pg = p.page
+    pg.get_by_role("tab", name="By research area").click()
+    li = pg.locator("#by-area-fruit li.pub").first
+    expect(li).not_to_have_class(re.compile(r"\bref\b"))  # filled from its home
+    assert li.locator("p.cite").inner_text().startswith("Smith, Jane. Bananas.")
+    assert li.locator(".bibtex").count() == 1  # the rest of the home entry came along
+    assert pg.locator("#by-year li.pub p.cite").nth(2).inner_text().startswith("———. ")
+    assert not p.errors

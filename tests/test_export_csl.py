@@ -392,3 +392,19 @@ def test_formatted_years_are_cached_and_one_changed_entry_reformats_its_year(cli
     assert len(after) == 3 and set(units) < set(after)
     cli("list", "--style", "mla", "-l", lib)
     assert len(_cache_files()) == 2  # another style, its own cache file
+
+
+def test_mla_page_writes_the_author_again_where_the_reference_before_is_not_theirs(cli, tmp_path):
+    lib = write(tmp_path / "repeats.bib", REPEATS.replace(
+        "publisher = {Fruit Press}, year = 2010}",
+        "publisher = {Fruit Press}, year = 2010, keywords = {Fruit}}"))
+    page = export(cli, "html", "--style", "mla", "--by", "year", "--by", "area", "-l", lib)
+    year = page.split('id="by-year"')[1].split('id="by-area"')[0]
+    area = page.split('id="by-area"')[1]
+    # in the year's bibliography the second Smith reference is "———"
+    assert [c[:12] for c in re.findall(r'<p class="cite">(.*?)</p>', year)] == \
+        ["Doe, John. “", "Smith, Jane.", "———. <span c", "———. “<span "]
+    # alone in the Fruit listing, the same reference names its author
+    fruit_group = area.split('id="by-area-fruit"')[1].split("</section>")[0]
+    [fruit] = re.findall(r'<p class="cite">(.*?)</p>', fruit_group)
+    assert fruit.startswith("Smith, Jane. <span") and "Bananas" in fruit and "———" not in fruit

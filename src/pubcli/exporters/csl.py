@@ -816,6 +816,8 @@ class Styler:
         self.digest = hashlib.sha256(data).hexdigest()
         self._use_cache = cache
         self._cache: _Cache | None = None
+        self._alone: Styler | None = None
+        self._tmp: object = None  # a TemporaryDirectory the alone style lives in, if any
 
     def _key(self, items_: list[dict]) -> str:
         from . import pandoc
@@ -867,6 +869,30 @@ class Styler:
                 unit_out.append((rec, build_cite(spans, title, pattern)))
             out.append(unit_out)
         return out
+
+    def alone(self) -> "Styler | None":
+        """This style without its subsequent-author-substitute ("———" for the author of
+        the reference before): for a reference shown apart from the one before it in
+        its bibliography. None when the style substitutes nothing."""
+        if not self.substitutes:
+            return None
+        if self._alone is None:
+            from ..store import atomic_write, cache_dir
+
+            data = re.sub(rb'\ssubsequent-author-substitute="[^"]*"', b"", self.path.read_bytes())
+            path = cache_dir() / f"style-{self.digest[:20]}-alone.csl"
+            try:
+                if not path.is_file() or path.read_bytes() != data:
+                    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                    atomic_write(path, data)
+            except (OSError, PubcliError):  # no cache folder: a temporary one, for this run
+                import tempfile
+
+                self._tmp = tempfile.TemporaryDirectory(prefix="pubcli-style-")
+                path = Path(self._tmp.name) / self.path.name
+                path.write_bytes(data)
+            self._alone = Styler(path, locale=self.locale, cache=self._use_cache)
+        return self._alone
 
     def _format(self, missing: list[_Prepared], cache: _Cache) -> None:
         from .citeproc import format_bibliography
@@ -929,6 +955,8 @@ class Styler:
         the next run)."""
         from ..store import atomic_write
 
+        if self._alone is not None:
+            self._alone.save()
         c = self._cache
         if c is None or c.path is None or not c.dirty:
             return

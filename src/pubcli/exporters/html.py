@@ -71,7 +71,7 @@ def ref(e, mathml: Mapping[str, str] | None = None) -> Markup:
     the listing is shown. (``anchor`` is a slug: ``[a-z0-9-]`` only.)"""
     head = f'<li class="pub ref" data-ref="{e.anchor}" data-key="{_escaped(e.key)}">'
     if e.cite is not None:
-        return Markup(f'{head}<p class="cite">{cite(e, mathml)} '
+        return Markup(f'{head}<p class="cite">{cite(e, mathml, alone=True)} '
                       f'<a class="home" href="#{e.anchor}">more</a></p></li>\n')
     line = e.venue_line
     venue = f'<p class="venue">{_escaped(line)}</p>' if line else ""
@@ -100,9 +100,10 @@ def pre(text: str) -> Markup:
     return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
 
 
-def cite(e, mathml: Mapping[str, str] | None = None) -> Markup:
-    """The entry's reference in its citation style, the title linked when it has a URL."""
-    c = e.cite
+def cite(e, mathml: Mapping[str, str] | None = None, alone: bool = False) -> Markup:
+    """The entry's reference in its citation style, the title linked when it has a URL
+    (``alone``: as shown apart from the reference before it, no "———")."""
+    c = e.cite_alone if alone and e.cite_alone is not None else e.cite
     title = rich(c.title, mathml)
     if title and e.title_url:
         title = Markup(f'<a href="{escape(e.title_url)}">{title}</a>')

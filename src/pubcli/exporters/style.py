@@ -91,6 +91,7 @@ class Entry:
     authors_shown: list[tuple[str, bool]] = field(default_factory=list)
     authors_more: list[tuple[str, bool]] = field(default_factory=list)
     cite: Cite | None = None  # when the page is in a citation style
+    cite_alone: Cite | None = None  # the same without "———" for the author before it
     locator: str = ""   # "vol. 41, no. 7, pp. 73–99"
     abbr: str = ""      # al-folio's venue badge ("ICLR")
     preview: str = ""   # a thumbnail: a relative path or a data: URL
@@ -511,10 +512,16 @@ def _styled(chosen: list[Record], styler, owner: str | None, private: Sequence[s
     from .csl import year_units
 
     rank: dict[int, int] = {}
-    for unit in styler.bibliographies(year_units(chosen), owner, private):
+    units = year_units(chosen)
+    for unit in styler.bibliographies(units, owner, private):
         for pos, (rec, cite) in enumerate(unit):
             cache[id(rec)].cite = cite
             rank[id(rec)] = pos
+    alone = styler.alone()  # MLA: listings other than the year's show the author again
+    if alone is not None:
+        for unit in alone.bibliographies(units, owner, private):
+            for rec, cite in unit:
+                cache[id(rec)].cite_alone = cite
     return sorted(chosen, key=lambda r: (-(r.year or 0), rank.get(id(r), 0)))
 
 
