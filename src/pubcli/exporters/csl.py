@@ -73,7 +73,12 @@ BIBSTRINGS = {"mathesis": "Master\u2019s thesis", "phdthesis": "PhD thesis",
               "candthesis": "Candidate thesis", "techreport": "technical report",
               "resreport": "research report", "software": "computer software",
               "datacd": "CD-ROM", "audiocd": "audio CD", "patent": "patent",
-              "patentus": "U.S. patent", "manual": "manual"}
+              "patentus": "U.S. patent", "manual": "manual", "patentde": "German patent",
+              "patenteu": "European patent", "patentfr": "French patent",
+              "patentuk": "British patent", "patreq": "patent request",
+              "patreqde": "German patent request", "patreqeu": "European patent request",
+              "patreqfr": "French patent request", "patrequk": "British patent request",
+              "patrequs": "U.S. patent request"}
 # babel / polyglossia language names (langid) -> IETF tags
 LANGUAGES = {
     "english": "en-US", "american": "en-US", "usenglish": "en-US", "british": "en-GB",
@@ -109,14 +114,15 @@ _CMD = re.compile(r"[A-Za-z]+|.", re.S)
 _CMD_KIND = {"emph": "i", "textit": "i", "textsl": "i", "mkbibemph": "i", "textbf": "b",
              "mkbibbold": "b", "textsc": "sc", "textsuperscript": "sup",
              "mkbibsuperscript": "sup", "textsubscript": "sub", "textup": "", "textrm": "",
-             "textnormal": "", "textsf": "", "texttt": "", "mbox": "", "hbox": ""}
+             "textnormal": "", "textsf": "", "texttt": "", "mbox": "", "hbox": "",
+             "mkbibquote": "q", "enquote": "q", "textquote": "q"}
 _DECL = re.compile(r"\s*\\(em|it|itshape|sl|slshape|bf|bfseries|sc|scshape)(?![A-Za-z])\s*")
 _DECL_KIND = {"em": "i", "it": "i", "itshape": "i", "sl": "i", "slshape": "i", "bf": "b",
               "bfseries": "b", "sc": "sc", "scshape": "sc"}
 _MATH = re.compile(r"(\$\$?)(.+?)(?<!\\)\1", re.S)
 _TAGS = {"i": ("<i>", "</i>"), "b": ("<b>", "</b>"), "sup": ("<sup>", "</sup>"),
          "sub": ("<sub>", "</sub>"), "sc": ('<span style="font-variant:small-caps;">', "</span>"),
-         "": ("", "")}
+         "q": ("\u201c", "\u201d"), "": ("", "")}
 
 Node = tuple  # ("t", text) | ("g", [nodes]) | ("m", tex) | (kind, [nodes]) for _TAGS kinds
 
@@ -158,6 +164,8 @@ def parse_latex(s: str, i: int = 0, end: int | None = None) -> list[Node]:
                 continue
             name, j = m.group(0), m.end()
             kind = _CMD_KIND.get(name)
+            if kind == "q" and j < end and s[j] == "*":
+                j += 1  # \enquote*{}: the inner quotes, chosen by the style anyway
             if kind is not None:
                 k = j
                 while k < end and s[k].isspace():
@@ -318,8 +326,13 @@ def _text(value: str | None) -> str:
 
 
 def _soft_hyphens(value: str) -> str:
-    """TeX's ``\\-`` (a place a word may break) as U+00AD, the soft hyphen."""
-    return re.sub(r"(?<!\\)\\-", "\u00ad", value) if "\\-" in value else value
+    """TeX's ``\\-`` (a place a word may break) as U+00AD, the soft hyphen;
+    biblatex's ``\\autocap{n}`` as the capital it prints at the start of a field."""
+    if "\\-" in value:
+        value = re.sub(r"(?<!\\)\\-", "\u00ad", value)
+    if "\\autocap" in value:
+        value = re.sub(r"\\autocap\s*\{(\w)\}", lambda m: m.group(1).upper(), value)
+    return value
 
 
 def _list(value: str | None) -> str:
@@ -329,11 +342,12 @@ def _list(value: str | None) -> str:
 
 def names(value: str | None) -> list[dict]:
     """A BibTeX name list as CSL names (family, given, particle, suffix; a braced
-    name such as ``{Microsoft Research}`` as a literal). "and others" is dropped:
-    a style's et-al rules decide what is shortened."""
+    name such as ``{Microsoft Research}`` as a literal; "and others" as the literal
+    "others", which citeproc prints as "et al.")."""
     out: list[dict] = []
     for raw in split_authors(value):
-        if raw.lower() == "others":
+        if raw.lower() == "others":  # "and others": styles print "et al."
+            out.append({"literal": "others"})
             continue
         if raw.startswith("{") and raw.endswith("}") and closing_brace(raw, 0) == len(raw) - 1:
             out.append({"literal": _text(raw)})
@@ -459,6 +473,13 @@ def item(rec: Record, *, id: str | None = None, private: Iterable[str] = (),
     for bib, var in (("origdate", "original-date"), ("eventdate", "event-date"),
                      ("urldate", "accessed")):
         d = _date(f.get(bib, "")) if f.get(bib) else None
+        old = bib[:-4] + "year"  # biblatex's older origyear/origmonth, eventyear...
+        if d is None and f.get(old, "").strip().lstrip("-").isdigit():
+            parts = [int(f[old])]
+            month = values.parse_month(f.get(bib[:-4] + "month", ""))
+            if month:
+                parts.append(month)
+            d = {"date-parts": [parts]}
         if d:
             out[var] = d
     _publisher(out, f, ctype)
@@ -533,11 +554,19 @@ def _titles(out: dict, et: str, rich: Callable[..., str]) -> None:
         out["container-title"] = container
     if rich("shortjournal", False):
         out["container-title-short"] = rich("shortjournal", False)
+    series = rich("series")
+    if series.isdigit():  # biblatex prints series = 3 as "3rd series"
+        out["collection-title"] = _ordinal(int(series)) + " series"
     for bib, var in (("series", "collection-title"), ("eventtitle", "event"),
                      ("origtitle", "original-title"), ("shorttitle", "title-short")):
         text = rich(bib)
-        if text:
+        if text and var not in out:
             out[var] = text
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _publisher(out: dict, f: dict, ctype: str) -> None:
