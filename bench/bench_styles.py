@@ -53,7 +53,7 @@ def normal(fragment: str) -> str:
     text = _MARGIN.sub("", fragment)
     text = _DROP_TAGS.sub("", text)
     text = re.sub(r"</(em|strong)><\1>", "", text)  # adjacent runs of one style
-    text = html.unescape(text).replace("\u00a0", " ")
+    text = html.unescape(text).replace("\u00a0", " ").replace("\u00ad", "")  # invisible
     return " ".join(text.split())
 
 
