@@ -79,6 +79,7 @@ BIBSTRINGS = {"mathesis": "Master\u2019s thesis", "phdthesis": "PhD thesis",
               "patreqde": "German patent request", "patreqeu": "European patent request",
               "patreqfr": "French patent request", "patrequk": "British patent request",
               "patrequs": "U.S. patent request"}
+SERIES_STRINGS = {"newseries": "new series", "oldseries": "old series"}
 # babel / polyglossia language names (langid) -> IETF tags
 LANGUAGES = {
     "english": "en-US", "american": "en-US", "usenglish": "en-US", "british": "en-GB",
@@ -242,7 +243,7 @@ def _sentence_case(nodes: list[Node], state: int, change: bool = True) -> tuple[
                     state = _PUNCT
                 parts.append(tok)
             out.append(("t", "".join(parts)))
-        elif kind == "g":
+        elif kind in ("g", "q"):  # braced, or a quoted title inside the title: as written
             _, state = _sentence_case(node[1], state, change=False)
             out.append(node)
         elif kind == "m":
@@ -557,6 +558,8 @@ def _titles(out: dict, et: str, rich: Callable[..., str]) -> None:
     series = rich("series")
     if series.isdigit():  # biblatex prints series = 3 as "3rd series"
         out["collection-title"] = _ordinal(int(series)) + " series"
+    elif series.lower() in SERIES_STRINGS:  # series = {newseries}: a localisation key
+        out["collection-title"] = SERIES_STRINGS[series.lower()]
     for bib, var in (("series", "collection-title"), ("eventtitle", "event"),
                      ("origtitle", "original-title"), ("shorttitle", "title-short")):
         text = rich(bib)
