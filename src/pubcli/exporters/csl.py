@@ -1044,14 +1044,6 @@ def styler(style: str | None = None, csl: str | Path | None = None,
     return Styler(style_path(style, csl), locale=locale)
 
 
-def year_units(records: Sequence[Record]) -> list[list[Record]]:
-    """Records by year (in first-seen order): the units a page is formatted in."""
-    units: dict[int | None, list[Record]] = {}
-    for rec in records:
-        units.setdefault(rec.year, []).append(rec)
-    return list(units.values())
-
-
 def text_listing(groups: Sequence[tuple[str, Sequence[Record]]], styler: Styler,
                  owner: str | None, heading, bold=lambda s: s) -> str:
     """A grouped listing as plain text, one reference per line in the style, each
@@ -1072,5 +1064,4 @@ def text_listing(groups: Sequence[tuple[str, Sequence[Record]]], styler: Styler,
 
 
 __all__ = ["STYLES", "CSL_TYPES", "Cite", "Styler", "StyleError", "item", "items", "dumps",
-           "names", "issued", "markup", "build_cite", "style_path", "styler", "year_units",
-           "text_listing"]
+           "names", "issued", "markup", "build_cite", "style_path", "styler", "text_listing"]

@@ -504,13 +504,20 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
                 facet_areas=areas, facet_types=types)
 
 
+def year_units(records: Sequence[Record]) -> list[list[Record]]:
+    """Records by year (in first-seen order): the bibliographies a styled page is
+    formatted in (a year suffix only ever ties references of one year)."""
+    units: dict[int | None, list[Record]] = {}
+    for rec in records:
+        units.setdefault(rec.year, []).append(rec)
+    return list(units.values())
+
+
 def _styled(chosen: list[Record], styler, owner: str | None, private: Sequence[str],
             cache: dict[int, Entry]) -> list[Record]:
     """Each year of the page formatted as one bibliography (so year suffixes and the
     style's sort happen); the records newest year first, in the style's order within
     a year."""
-    from .csl import year_units
-
     rank: dict[int, int] = {}
     units = year_units(chosen)
     for unit in styler.bibliographies(units, owner, private):
