@@ -39,7 +39,7 @@ from .style import Span
 
 
 # Bumped whenever item() maps a record differently or the cache's layout changes.
-MAPPING_VERSION = 2
+MAPPING_VERSION = 3
 
 # BibTeX / biblatex entry type -> CSL type (pandoc's table; pubcli keeps
 # `conference`, the BibTeX alias of `inproceedings`, and CSL 1.0.2's `software`).
@@ -851,11 +851,17 @@ class Styler:
         self._alone: Styler | None = None
         self._tmp: object = None  # a TemporaryDirectory the alone style lives in, if any
 
-    def _key(self, items_: list[dict]) -> str:
+    def _key(self, unit: Sequence[Record], private: Sequence[str]) -> str:
+        """A unit's cache key: everything its CSL-JSON is made of (each record's type and
+        fields, its id), the code that maps and reads it, the pandoc binary, the locale
+        (the style is the cache file's). A warm run builds no CSL-JSON at all."""
         from . import pandoc
 
-        blob = json.dumps([MAPPING_VERSION, pandoc.find().identity, self.locale or "",
-                           items_], ensure_ascii=False, sort_keys=True)
+        drop = set(private)
+        content = [[ident, rec.type, sorted((k, v) for k, v in rec.fields.items()
+                                            if k not in drop)] for rec, ident in _ids(unit)]
+        blob = json.dumps([MAPPING_VERSION, _code_digest(), pandoc.find().identity,
+                           self.locale or "", content], ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
 
     def _prepare(self, unit: Sequence[Record], private: Sequence[str]) -> _Prepared:
@@ -869,7 +875,7 @@ class Styler:
                 it["type"] = ""
             items_.append(it)
             maths.append(math)
-        return self._key(items_), items_, maths, list(unit)
+        return self._key(unit, private), items_, maths, list(unit)
 
     def bibliographies(self, units: Sequence[Sequence[Record]], owner: str | None = None,
                        private: Sequence[str] = ()) -> list[list[tuple[Record, Cite]]]:
@@ -883,23 +889,17 @@ class Styler:
 
         pandoc.find()  # no pandoc: one line saying how to get it, before any work
         cache = self._load_cache()
-        prepared = [self._prepare(u, private) for u in units]
-        missing = [p for p in dict((p[0], p) for p in prepared if p[0] not in cache.units)
-                   .values()]
-        if missing:
-            self._format(missing, cache)
+        keys = [self._key(u, private) for u in units]
+        todo = {k: u for k, u in zip(keys, units) if k not in cache.units}
+        if todo:
+            self._format([self._prepare(u, private) for u in todo.values()], cache)
         pattern = _owner_pattern(owner) if owner else None
         out = []
-        for digest, items_, maths, recs in prepared:
-            cache.used.add(digest)
-            by_id = {it["id"]: (rec, it, math) for rec, it, math in zip(recs, items_, maths)}
-            unit_out = []
-            for ident, runs in cache.units[digest]:
-                rec, it, math = by_id[ident]
-                spans = _unmark([Span(*r) for r in runs], math)
-                title = _title_text(it.get("title", ""), math)
-                unit_out.append((rec, build_cite(spans, title, pattern)))
-            out.append(unit_out)
+        for key, unit in zip(keys, units):
+            cache.used.add(key)
+            by_id = {ident: rec for rec, ident in _ids(unit)}
+            out.append([(by_id[ident], build_cite([Span(*r) for r in runs], title, pattern))
+                        for ident, runs, title in cache.units[key] if ident in by_id])
         return out
 
     def alone(self) -> "Styler | None":
@@ -939,9 +939,11 @@ class Styler:
                     allitems.append(dict(it, id=uid))
             refs = format_bibliography(allitems, self.path, locale=self.locale)
             per: dict[str, list] = {d: [] for d, *_ in missing}
+            info = {(d, it["id"]): (it, math) for d, items_, maths, _ in missing
+                    for it, math in zip(items_, maths)}
             for ref in refs:
                 digest, ident = where[ref.id]
-                per[digest].append([ident, [list(r) for r in ref.runs]])
+                per[digest].append(_stored(ident, ref.runs, *info[(digest, ident)]))
             for digest, refs_ in per.items():
                 cache.units[digest] = refs_
         else:
@@ -949,7 +951,8 @@ class Styler:
 
             def one(p: _Prepared) -> tuple[str, list]:
                 refs = format_bibliography(p[1], self.path, locale=self.locale)
-                return p[0], [[r.id, [list(x) for x in r.runs]] for r in refs]
+                info = {it["id"]: (it, math) for it, math in zip(p[1], p[2])}
+                return p[0], [_stored(r.id, r.runs, *info[r.id]) for r in refs]
             with ThreadPoolExecutor(max_workers=2) as pool:
                 for digest, refs_ in pool.map(one, missing):
                     cache.units[digest] = refs_
@@ -1002,11 +1005,32 @@ class Styler:
             pass
 
 
+def _stored(ident: str, runs: Sequence[Span], it: dict, math: list[str]) -> list:
+    """A formatted reference as the cache keeps it: [id, runs (formulas as their TeX),
+    the title's text (for finding it in the reference)]."""
+    return [ident, [list(r) for r in _unmark(list(runs), math)],
+            _title_text(it.get("title", ""), math)]
+
+
+_CODE: list[str] = []
+
+
+def _code_digest() -> str:
+    """The digest of the code that maps records and reads pandoc's answer."""
+    if not _CODE:
+        h = hashlib.sha256()
+        for name in ("csl.py", "citeproc.py"):
+            h.update((Path(__file__).resolve().parent / name).read_bytes())
+        _CODE.append(h.hexdigest()[:16])
+    return _CODE[0]
+
+
 def _valid_unit(v: object) -> bool:
     return isinstance(v, list) and all(
-        isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and
-        isinstance(e[1], list) and all(isinstance(r, list) and len(r) == 4 and
-                                       isinstance(r[0], str) for r in e[1]) for e in v)
+        isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and
+        isinstance(e[2], str) and isinstance(e[1], list) and
+        all(isinstance(r, list) and len(r) == 4 and isinstance(r[0], str) for r in e[1])
+        for e in v)
 
 
 def _unmark(runs: list[Span], math: list[str]) -> list[Span]:

@@ -172,7 +172,7 @@ def facets(e, page) -> Markup:
     return Markup(out + (f' data-a="{idx}"' if idx else ""))
 
 
-def description(page) -> str:
+def description(page: Page) -> str:
     """The page's one-line summary for search engines and link previews."""
     n = page.total
     what = f"{n} publication{'s' if n != 1 else ''}"
@@ -184,7 +184,7 @@ def description(page) -> str:
     return what
 
 
-def json_ld(page) -> str:
+def json_ld(page: Page) -> str:
     """schema.org ScholarlyArticle data for every publication (what scholarly search
     engines read), deterministic; safe inside <script> (no "</", "<!--")."""
     import json
