@@ -11,7 +11,7 @@ times whole `pubcli export FORMAT -o bench/out/export-N.FORMAT` processes, cold
 on a shared 2-core machine, so the child's CPU time (user + sys) is reported too.
 An in-process run splits the time into load / style step / template rendering.
 With --style (empty string to skip), `export html --style S` is timed cold (no
-formatted references cached: citeproc-py formats every entry; --style-runs runs)
+formatted references cached: pandoc formats every year; --style-runs runs)
 and warm (--runs runs). Prints medians and writes bench/out/export.json.
 """
 

@@ -115,7 +115,8 @@ def test_tabs_switch_with_mouse_and_keyboard(exported, opened):
     assert pg.evaluate("document.activeElement.textContent") == "By research area"
     pg.keyboard.press("Home")
     assert year.is_visible()
-    # a table-of-contents link into another tab opens that tab
+    # a table-of-contents link into another tab opens that tab (the contents open first)
+    pg.locator(".toc summary").click()
     pg.locator(".toc a[href='#by-type-preprints-and-other']").click()
     assert kind.is_visible() and pg.locator("#by-type-preprints-and-other").is_visible()
     assert p.errors == []
@@ -181,7 +182,9 @@ def test_abstract_toggle(exported, opened, tmp_path):
     body = p.page.locator("#by-year .abstract p")
     assert not body.is_visible()
     p.page.locator("#by-year .abstract summary").click()
-    assert body.inner_text() == "We show $x<y$ fast."
+    # the formula is MathML, rendered by the browser itself
+    assert body.locator("math").count() == 1
+    assert " ".join(body.inner_text().split()) == "We show 𝑥 < 𝑦 fast."
     assert body.locator("em").inner_text() == "fast"
     assert p.errors == []
 
@@ -195,7 +198,7 @@ def test_injected_script_never_runs(exported, opened, tmp_path):
     pg.get_by_role("tab", name="By research area").click()
     pg.locator("#by-area .pub .title").first.hover()
     assert pg.evaluate("window.__pwned") is None
-    assert pg.locator("script").count() == 1 and pg.locator("img, svg").count() == 0
+    assert pg.locator("script:not([type])").count() == 1 and pg.locator("img, svg").count() == 0
     title = pg.locator("#by-year li.pub[data-key='evil2024'] .title").inner_text()
     assert title.startswith("<script>window.__pwned=1</script> *not bold*")
     hrefs = pg.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
@@ -351,8 +354,9 @@ def test_resource_buttons_and_bibtex_without_private_fields(exported, opened, tm
     entry.get_by_role("button", name="Copy BibTeX of res2023").click()
     expect(pg.locator("#status")).to_have_text("BibTeX copied to the clipboard")
     copied = pg.evaluate("navigator.clipboard.readText()")
-    assert copied.startswith("@inproceedings{res2023,") and "url_pdf" in copied
-    for private in ("keywords", "featured", "file =", "/home/me"):
+    assert copied.startswith("@inproceedings{res2023,") and "booktitle = {SOSP}" in copied
+    # what only the page uses (al-folio's and BibBase's fields) is not pasted into papers
+    for private in ("keywords", "featured", "file =", "/home/me", "url_pdf", "award"):
         assert private not in copied
     assert p.errors == []
 
@@ -383,3 +387,77 @@ def test_a_long_page_fills_listings_as_they_come_near_the_screen(exported, opene
     expect(last.locator(".bibtex summary")).to_be_visible()
     expect(last.locator(".authors")).to_have_text(re.compile(r"^Jane Doe\d+$"))
     assert p.errors == []
+
+
+@pytest.mark.parametrize("size, mobile", [((1280, 900), False), ((390, 844), True)])
+def test_the_first_listing_is_on_the_first_screen(exported, opened, size, mobile):
+    w, h = size
+    for js in (True, False):
+        p = opened(exported(), viewport={"width": w, "height": h}, is_mobile=mobile,
+                   has_touch=mobile, java_script_enabled=js)
+        for first in ("main li.pub", "section.grouping li.pub"):  # featured, then a grouping
+            top = p.page.eval_on_selector(first, "e => e.getBoundingClientRect().top")
+            assert top < 900, (size, js, first, top)
+        # the contents are one line until opened
+        assert p.page.locator(".toc summary").is_visible()
+        assert not p.page.locator(".toc .toc-groups").first.is_visible()
+        assert not p.errors
+
+
+def test_controls_on_a_phone_are_at_least_24_px(exported, opened):
+    p = opened(exported(), viewport={"width": 390, "height": 844}, is_mobile=True,
+               has_touch=True)
+    small = p.page.eval_on_selector_all(
+        "main button, main summary, main select, main a.res, main a.link, .toc summary",
+        """els => els.filter(e => e.offsetParent !== null)
+               .map(e => [e.outerHTML.slice(0, 60), e.getBoundingClientRect()])
+               .filter(([_, r]) => r.height < 24 || r.width < 24).map(([h]) => h)""")
+    assert small == []
+
+
+def test_search_highlights_the_matched_words(exported, opened):
+    p = opened(exported())
+    p.page.fill("#q", "zero")
+    p.page.wait_for_function("CSS.highlights.has('q') && CSS.highlights.get('q').size > 0")
+    texts = p.page.evaluate(
+        "Array.from(CSS.highlights.get('q')).map(r => r.toString().toLowerCase())")
+    assert texts and set(texts) == {"zero"}
+    p.page.fill("#q", "")
+    p.page.wait_for_function("!CSS.highlights.has('q')")
+    assert not p.errors
+
+
+def test_page_metadata_is_allowed_by_the_csp_and_describes_each_publication(exported, opened,
+                                                                           library):
+    p = opened(exported())
+    assert not p.errors  # no CSP violation for the JSON-LD block
+    desc = p.page.get_attribute('meta[name="description"]', "content")
+    assert desc.startswith("20 publications by Olatunji Ruwase")
+    assert p.page.get_attribute('meta[property="og:title"]', "content") == \
+        "Olatunji Ruwase \u2014 Publications"
+    import json
+
+    data = json.loads(p.page.inner_text('script[type="application/ld+json"]'))
+    parts = data["hasPart"]
+    assert len(parts) == 20 and all(a["@type"] == "ScholarlyArticle" for a in parts)
+    zero = next(a for a in parts if a["name"].startswith("ZeRO++"))
+    assert {"@type": "Person", "name": "Olatunji Ruwase"} in zero["author"]
+    assert zero["datePublished"] == "2024"
+
+
+def test_a_styled_listing_keeps_its_own_author_when_the_script_fills_it(exported, opened,
+                                                                       tmp_path):
+    from .test_export_csl import REPEATS
+
+    lib = write(tmp_path / "r.bib", REPEATS.replace(
+        "publisher = {Fruit Press}, year = 2010}",
+        "publisher = {Fruit Press}, year = 2010, keywords = {Fruit}}"))
+    p = opened(exported(lib, "--style", "mla", "--by", "year", "--by", "area"))
+    pg = p.page
+    pg.get_by_role("tab", name="By research area").click()
+    li = pg.locator("#by-area-fruit li.pub").first
+    expect(li).not_to_have_class(re.compile(r"\bref\b"))  # filled from its home
+    assert li.locator("p.cite").inner_text().startswith("Smith, Jane. Bananas.")
+    assert li.locator(".bibtex").count() == 1  # the rest of the home entry came along
+    assert pg.locator("#by-year li.pub p.cite").nth(2).inner_text().startswith("———. ")
+    assert not p.errors

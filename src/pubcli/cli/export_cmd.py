@@ -18,20 +18,26 @@ class ExportFormat(str, Enum):
     html = "html"
     markdown = "markdown"
     csl_json = "csl-json"
+    latex = "latex"
+    docx = "docx"
 
 
 # The default groupings: three tabs on a web page, one list in Markdown (a README).
 DEFAULT_BY = {"html": ["year", "area", "type"], "markdown": ["year"]}
 
 StyleOpt = typer.Option(None, "--style", help="Write each reference in this citation style "
-                        "(CSL, formatted by citeproc-py) instead of pubcli's own layout.")
+                        "(CSL, formatted by pandoc's citeproc; needs pandoc >= 2.11 or "
+                        "pip install 'pubcli[styles]') instead of pubcli's own layout.")
 CslOpt = typer.Option(None, "--csl", metavar="FILE",
                       help="Any CSL 1.0 style file, instead of a shipped --style.")
 
 
 def export_command(
     format: ExportFormat = typer.Argument(..., metavar="FORMAT",
-                                          help="html, markdown or csl-json.", show_default=False),
+                                          help="html, markdown, csl-json, or latex / docx "
+                                               "(a CV's publication section, by type and "
+                                               "year, in a style: --style, default apa).",
+                                          show_default=False),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE",
                                           help="Write the page here (folders are created); "
                                                "default: standard output."),
@@ -76,6 +82,8 @@ def export_command(
         pubcli export markdown --year 2015.. > PUBLICATIONS.md
 
         pubcli export csl-json -o refs.json
+
+        pubcli export latex --style ieee -o cv/publications.tex
     """
     from .. import config, render, store
     from ..errors import ValidationError, WriteError
@@ -107,6 +115,20 @@ def export_command(
         chosen = select(records, filters)
         data = csl_json.dumps(chosen, cfg.private_fields).encode("utf-8")
         total = len(chosen)
+    elif format in (ExportFormat.latex, ExportFormat.docx):
+        from ..exporters import cv
+        from ..exporters.csl import styler as make_styler
+        from ..grouping import select
+
+        if to_stdout and format is ExportFormat.docx and common.stdout_is_terminal():
+            raise ValidationError("not writing a .docx file to the terminal; use -o FILE")
+        styler = make_styler(style.value if style else "apa", csl)
+        assert styler is not None  # a style is always given here
+        data = cv.export(records, format.value, styler=styler, filters=filters,
+                         source_text=lambda r: store.source_text(lib, r),
+                         owner=owner or cfg.owner, private_fields=cfg.private_fields)
+        styler.save()
+        total = len(select(records, filters))
     else:
         if style is not None or csl is not None:
             from ..exporters.csl import styler as make_styler
@@ -123,7 +145,6 @@ def export_command(
         total = page.total
         if styler is not None:
             styler.save()
-            _report_failed(styler)
     if to_stdout:
         out = getattr(sys.stdout, "buffer", None)
         sys.stdout.flush()
@@ -140,14 +161,6 @@ def export_command(
         common.note(f"{path} holds no publications yet; add one with 'pubcli add'")
     elif not total:
         common.note("no publications match")
-
-
-def _report_failed(styler) -> None:
-    """Entries citeproc-py could not format (shown in pubcli's own layout instead)."""
-    for rec, why in styler.failed[:5]:
-        common.warn(f"{why}; shown in pubcli's own layout")
-    if len(styler.failed) > 5:
-        common.warn(f"{len(styler.failed) - 5} more entries citeproc-py could not format")
 
 
 def _stamp() -> str:

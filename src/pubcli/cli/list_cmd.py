@@ -121,8 +121,6 @@ def _csl_listing(groups, format: ListFormat, style, csl, owner, by) -> str:
     assert styler is not None  # the caller comes here for --style or --csl only
     text = cslmod.text_listing(groups, styler, owner,
                                lambda name, n: render.heading(name, n, by), common.bold_style())
-    for _, why in styler.failed[:5]:
-        common.warn(f"{why}; listed as title, authors and year")
     return text
 
 

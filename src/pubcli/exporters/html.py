@@ -10,27 +10,33 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from functools import lru_cache
-from typing import Sequence
+from typing import Iterable, Mapping, Sequence
 
 from markupsafe import Markup, escape
 
 from ..errors import ValidationError
-from .style import Span
+from .style import Page, Span
 
 NAME = "html"
+REF_AUTHORS = 1  # authors a listing shows before "et al." until the script fills it in
 TEMPLATE = "page.html.j2"
 STYLE = "_page.css.j2"
 SCRIPT = "_page.js.j2"
 
 
-def rich(spans: Sequence[Span]) -> Markup:
-    """Styled runs -> escaped HTML (``<em>``, ``<strong>``, math as ``$...$`` text)."""
+def rich(spans: Sequence[Span], mathml: Mapping[str, str] | None = None) -> Markup:
+    """Styled runs -> escaped HTML (``<em>``, ``<strong>``; math as MathML where
+    ``mathml`` has it, else as its ``$...$`` text)."""
     runs: list[tuple[bool, bool, list[str]]] = []
     for sp in spans:
-        text = str(escape(sp.text))
-        if sp.math:
-            text = f'<span class="math">{text}</span>'
+        if sp.math and mathml and sp.text in mathml:
+            text = mathml[sp.text]
+        else:
+            text = str(escape(sp.text))
+            if sp.math:
+                text = f'<span class="math">{text}</span>'
         if runs and runs[-1][:2] == (sp.em, sp.strong):
             runs[-1][2].append(text)
         else:
@@ -57,27 +63,34 @@ def _escaped(text: str) -> str:
     return str(escape(text))  # names recur from entry to entry
 
 
-def ref(e) -> Markup:
+def ref(e, mathml: Mapping[str, str] | None = None) -> Markup:
     """A listing that refers to the entry's full rendering (its home, ``#anchor``):
-    without JavaScript a linked title and the venue line; the page script fills in
-    a copy of the home entry when the listing is shown. (``anchor`` is a slug:
-    ``[a-z0-9-]`` only.)"""
+    without JavaScript the whole reference (title linked to the home, authors, venue,
+    volume, pages, date; or the styled reference), with its abstract and BibTeX a
+    click away at the home; the page script fills in a copy of the home entry when
+    the listing is shown. (``anchor`` is a slug: ``[a-z0-9-]`` only.)"""
+    head = f'<li class="pub ref" data-ref="{e.anchor}" data-key="{_escaped(e.key)}">'
+    if e.cite is not None:
+        return Markup(f'{head}<p class="cite">{cite(e, mathml, alone=True)} '
+                      f'<a class="home" href="#{e.anchor}">more</a></p></li>\n')
     line = e.venue_line
     venue = f'<p class="venue">{_escaped(line)}</p>' if line else ""
-    return Markup(f'<li class="pub ref" data-ref="{e.anchor}" data-key="{_escaped(e.key)}">'
-                  f'<p class="title">'
-                  f'<a href="#{e.anchor}">{rich(e.title) or _escaped(e.key)}</a></p>'
-                  f'{venue}</li>\n')
+    # the first author (the listing's full copy, filled in by the script, has all)
+    short = authors(e.authors[:REF_AUTHORS]) + (" et al." if len(e.authors) > REF_AUTHORS else "")
+    people = f'<div class="authors">{short}</div>' if e.authors else ""
+    return Markup(f'{head}<p class="title">'
+                  f'<a href="#{e.anchor}">{rich(e.title, mathml) or _escaped(e.key)}</a></p>'
+                  f'{people}{venue}</li>\n')
 
 
-def _ref_filter():
+def _ref_filter(mathml: Mapping[str, str] | None = None):
     """``e|ref``, built once per entry and render (an entry has several listings)."""
     done: dict[int, Markup] = {}
 
     def cached(e) -> Markup:
         out = done.get(id(e))
         if out is None:
-            out = done[id(e)] = ref(e)
+            out = done[id(e)] = ref(e, mathml)
         return out
     return cached
 
@@ -87,15 +100,64 @@ def pre(text: str) -> Markup:
     return Markup(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
 
 
-def cite(e) -> Markup:
-    """The entry's reference in its citation style, the title linked when it has a URL."""
-    c = e.cite
-    title = rich(c.title)
+def cite(e, mathml: Mapping[str, str] | None = None, alone: bool = False) -> Markup:
+    """The entry's reference in its citation style, the title linked when it has a URL
+    (``alone``: as shown apart from the reference before it, no "———")."""
+    c = e.cite_alone if alone and e.cite_alone is not None else e.cite
+    title = rich(c.title, mathml)
     if title and e.title_url:
         title = Markup(f'<a href="{escape(e.title_url)}">{title}</a>')
     elif title:
         title = Markup(f'<span class="title">{title}</span>')
-    return Markup(f"{rich(c.before)}{title}{rich(c.after)}")
+    return Markup(f"{rich(c.before, mathml)}{title}{rich(c.after, mathml)}")
+
+
+# MathML elements and attributes pandoc writes; anything else is not taken from it
+_MATHML_TAGS = frozenset(
+    "math semantics annotation mrow mi mo mn ms mtext mspace msup msub msubsup mfrac msqrt "
+    "mroot mover munder munderover mtable mtr mtd mstyle mpadded mphantom menclose merror "
+    "mmultiscripts mprescripts none".split())
+_MATHML_ATTRS = frozenset(
+    "display xmlns encoding stretchy form width height depth lspace rspace accent accentunder "
+    "mathvariant mathsize fence separator largeop movablelimits columnalign rowalign "
+    "linethickness notation scriptlevel displaystyle minsize maxsize symmetric class".split())
+
+
+def _safe_mathml(text: str) -> bool:
+    for m in re.finditer(r"<\s*(/?)\s*([^\s/>]+)([^>]*)>", text):
+        if m.group(2).lower() not in _MATHML_TAGS:
+            return False
+        for name in re.findall(r"([^\s=]+)\s*=", m.group(3)):
+            if name.lower() not in _MATHML_ATTRS:
+                return False
+    return "<!" not in text and "<?" not in text
+
+
+def page_mathml(page: Page) -> dict[str, str]:
+    """{TeX: MathML} for every formula on the page (titles, abstracts, references), in
+    one pandoc call; empty without pandoc (formulas then show as their TeX)."""
+    from . import mathml, pandoc
+
+    found: dict[str, None] = {}
+
+    def add(spans: Iterable[Span]) -> None:
+        for sp in spans:
+            if sp.math:
+                found.setdefault(sp.text)
+    for e in page.entries:
+        add(e.title)
+        add(e.abstract)
+        if e.cite is not None:
+            for part in e.cite:
+                add(part)
+    if not found:
+        return {}
+    try:
+        pandoc.find()
+    except pandoc.PandocMissing:
+        return {}
+    tex = sorted(found)
+    return {t: m for t, m in zip(tex, mathml.to_mathml(tex)) if m and _safe_mathml(m)}
 
 
 def facets(e, page) -> Markup:
@@ -110,6 +172,44 @@ def facets(e, page) -> Markup:
     return Markup(out + (f' data-a="{idx}"' if idx else ""))
 
 
+def description(page: Page) -> str:
+    """The page's one-line summary for search engines and link previews."""
+    n = page.total
+    what = f"{n} publication{'s' if n != 1 else ''}"
+    if page.owner:
+        years = [e.year for e in page.entries if e.year]
+        span = f", {min(years)}\u2013{max(years)}" if len(set(years)) > 1 else \
+            f", {years[0]}" if years else ""
+        return f"{what} by {page.owner}{span}" + (f" ({page.role})" if page.role else "")
+    return what
+
+
+def json_ld(page: Page) -> str:
+    """schema.org ScholarlyArticle data for every publication (what scholarly search
+    engines read), deterministic; safe inside <script> (no "</", "<!--")."""
+    import json
+
+    items = []
+    for e in page.entries:
+        art: dict = {"@type": "ScholarlyArticle", "name": e.title_text}
+        if e.authors:
+            art["author"] = [{"@type": "Person", "name": name} for name, _ in e.authors]
+        if e.year:
+            art["datePublished"] = str(e.year)
+        if e.venue:
+            art["isPartOf"] = e.venue
+        if e.title_url:
+            art["url"] = e.title_url
+        doi = next((lk.url for lk in e.links if lk.label == "DOI"), None)
+        if doi:
+            art["sameAs"] = doi
+        items.append(art)
+    data = {"@context": "https://schema.org", "@type": "CollectionPage", "name": page.title,
+            "description": description(page), "hasPart": items}
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def csp_hash(text: str) -> str:
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return "sha256-" + base64.b64encode(digest).decode("ascii")
@@ -120,11 +220,13 @@ def environment(loader):
 
     env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters["rich"] = rich
+    table: dict[str, str] = {}  # {TeX: MathML}, filled by context() for its page
+    env.globals["_mathml"] = table
+    env.filters["rich"] = lambda spans: rich(spans, table)
     env.filters["authors"] = authors
     env.filters["pre"] = pre
-    env.filters["ref"] = _ref_filter()
-    env.filters["cite"] = cite
+    env.filters["ref"] = _ref_filter(table)
+    env.filters["cite"] = lambda e: cite(e, table)
     env.filters["facets"] = facets
     return env
 
@@ -137,8 +239,13 @@ def context(page, env) -> dict:
         if "</" in text:
             # "</" would end the inline <style>/<script> block early
             raise ValidationError(f"template {name} must not contain '</'")
+    env.globals["_mathml"].update(page_mathml(page))
+    jsonld = json_ld(page)
     return {
         "page": page,
+        "description": description(page),
+        "jsonld": Markup(jsonld),
+        "jsonld_hash": csp_hash(jsonld),
         "style": Markup(style),
         "script": Markup(script),
         "style_hash": csp_hash(style),

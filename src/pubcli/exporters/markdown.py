@@ -160,6 +160,8 @@ def cite(e: Entry) -> Markup:
 def venue(e: Entry) -> Markup:
     """"*ICLR 2024* | May 2024": the venue in italics, apart from the date."""
     where = f"*{_escape_text(e.venue)}*" if e.venue else ""
+    if e.locator:
+        where = f"{where}, {_escape_text(e.locator)}" if where else _escape_text(e.locator)
     return Markup(" \\| ".join(p for p in (where, _escape_text(e.date) if e.date else "") if p))
 
 

@@ -38,8 +38,14 @@ SECTION_TITLES = {
     "area": ("Publications by Research Area", "By research area"),
     "type": ("Publications by Type", "By type"),
 }
-# Left out of the BibTeX a page visitor copies (plus the configured private_fields).
-PRIVATE_FIELDS: tuple[str, ...] = (AREA_FIELD, FEATURED_FIELD, "file")
+# Left out of the BibTeX a page visitor copies (plus the configured private_fields):
+# pubcli's bookkeeping, and the fields only a page uses (al-folio's and BibBase's),
+# which nobody wants pasted into a paper. Every url_<label> (BibBase) goes too.
+PRIVATE_FIELDS: tuple[str, ...] = (
+    AREA_FIELD, FEATURED_FIELD, "file", "pdf", "slides", "code", "video", "poster", "supp",
+    "html", "website", "blog", "award", "abstract", "abbr", "selected", "preview",
+    "bibtex_show", "altmetric", "dimensions", "google_scholar_id", "inspirehep_id")
+PAGE_ONLY_PREFIX = "url_"
 MAX_AUTHORS = 10  # authors shown before "... and N more" (config: max_authors)
 
 
@@ -85,11 +91,16 @@ class Entry:
     authors_shown: list[tuple[str, bool]] = field(default_factory=list)
     authors_more: list[tuple[str, bool]] = field(default_factory=list)
     cite: Cite | None = None  # when the page is in a citation style
+    cite_alone: Cite | None = None  # the same without "———" for the author before it
+    locator: str = ""   # "vol. 41, no. 7, pp. 73–99"
+    abbr: str = ""      # al-folio's venue badge ("ICLR")
+    preview: str = ""   # a thumbnail: a relative path or a data: URL
 
     @cached_property
     def venue_line(self) -> str:
-        """"ICLR 2024 | May 2024", or just one of the two."""
-        return " | ".join(p for p in (self.venue, self.date) if p)
+        """"ICLR 2024, vol. 3, pp. 1–9 | May 2024", or the parts there are."""
+        where = ", ".join(p for p in (self.venue, self.locator) if p)
+        return " | ".join(p for p in (where, self.date) if p)
 
 
 @dataclass
@@ -293,7 +304,7 @@ def _detail(label: str, value: str) -> str:
 # ---------------------------------------------------------------- records to entries
 def public_bibtex(text: str, rec: Record, private: Sequence[str]) -> str:
     """The entry's BibTeX as written, less its private fields (only their text goes)."""
-    drop = {f for f in private if f in rec.fields}
+    drop = {f for f in rec.fields if f in private or f.startswith(PAGE_ONLY_PREFIX)}
     if not drop:
         return text
     fast = _cut_fields(text, rec, drop)
@@ -362,6 +373,42 @@ def split_authors_shown(authors: list[Author], most: int) -> tuple[list[Author],
     return shown, [a for i, a in enumerate(authors) if i >= most and not a[1]]
 
 
+def locator(rec: Record) -> str:
+    """Volume, issue and pages as a listing prints them: "vol. 41, no. 7, pp. 73–99"."""
+    f = rec.fields
+    parts = []
+    vol = to_text(f.get("volume", ""))
+    num = to_text(f.get("number", "") or f.get("issue", ""))
+    if vol:
+        parts.append(f"vol. {vol}")
+    # a report's number is its venue line already ("MSR-TR-2024-12"); an issue is not
+    if num and (vol or rec.type in ("article", "periodical", "inproceedings", "incollection")):
+        parts.append(f"no. {num}")
+    pages = to_text(f.get("pages", ""))
+    if pages:
+        pages = re.sub(r"\s*(?:-+|\u2013|\u2014)\s*", "\u2013", pages)
+        parts.append(("pp. " if re.search(r"\d\s*\u2013\s*\d|,", pages) else "p. ") + pages)
+    return ", ".join(parts)
+
+
+_TRUE = {"true", "yes", "1", "y"}
+_DATA_IMAGE = re.compile(r"data:image/(?:png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]+\Z")
+_LOCAL_PATH = re.compile(r"(?![a-zA-Z][a-zA-Z0-9+.-]*:)(?!//)[\w./ -]+\.(?:png|jpe?g|gif|webp|avif|svg)\Z",
+                         re.I)
+
+
+def preview_src(value: str) -> str:
+    """al-folio's ``preview``: a local image path (relative, no scheme: al-folio's are
+    under ``assets/img/publication_preview/``) or a ``data:image/...`` URL; anything
+    else is no preview (the page's CSP allows images from the page's site and data:)."""
+    value = value.strip()
+    if _DATA_IMAGE.match(value):
+        return re.sub(r"\s+", "", value)
+    if _LOCAL_PATH.match(value) and ".." not in value.split("/"):
+        return quote(value.strip(), safe="/._-")
+    return ""
+
+
 def entry(rec: Record, owner: str | None, bibtex: str, *,
           private: Sequence[str] = PRIVATE_FIELDS, max_authors: int = MAX_AUTHORS) -> Entry:
     v = view(rec)
@@ -383,10 +430,12 @@ def entry(rec: Record, owner: str | None, bibtex: str, *,
         details=[_detail(label, value) for label, value in v.details if value],
         links=links, abstract=rich(rec.fields.get("abstract")),
         bibtex=public_bibtex(bibtex, rec, private),
-        areas=list(v.areas), featured=v.featured,
+        areas=list(v.areas),
+        featured=v.featured or rec.fields.get("selected", "").strip().lower() in _TRUE,
         resources=[Link(r.label, r.url) for r in resources(rec.fields)],
         award=to_text(rec.fields.get(AWARD_FIELD, "")),
-        authors_shown=shown, authors_more=more)
+        authors_shown=shown, authors_more=more, locator=locator(rec),
+        abbr=to_text(rec.fields.get("abbr", "")), preview=preview_src(rec.fields.get("preview", "")))
 
 
 def slugify(text: str) -> str:
@@ -433,10 +482,10 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
     private = tuple(dict.fromkeys((*PRIVATE_FIELDS, *private_fields)))
     cache: dict[int, Entry] = {}
     for rec in chosen:
-        e = cache[id(rec)] = entry(rec, owner, source_text(rec), private=private,
-                                   max_authors=max_authors)
-        if styler is not None:
-            e.cite = styler.cite(rec, owner, private)
+        cache[id(rec)] = entry(rec, owner, source_text(rec), private=private,
+                               max_authors=max_authors)
+    if styler is not None:
+        chosen = _styled(chosen, styler, owner, private, cache)
     entries = [cache[id(r)] for r in chosen]
     used: set[str] = {"featured", "main", "contents", "q", "status", "toc-h", "featured-h",
                       "facets"}
@@ -453,6 +502,34 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
     return Page(owner=owner, role=role, featured=[e for e in entries if e.featured],
                 sections=sections, total=len(entries), stamp=stamp, entries=entries,
                 facet_areas=areas, facet_types=types)
+
+
+def year_units(records: Sequence[Record]) -> list[list[Record]]:
+    """Records by year (in first-seen order): the bibliographies a styled page is
+    formatted in (a year suffix only ever ties references of one year)."""
+    units: dict[int | None, list[Record]] = {}
+    for rec in records:
+        units.setdefault(rec.year, []).append(rec)
+    return list(units.values())
+
+
+def _styled(chosen: list[Record], styler, owner: str | None, private: Sequence[str],
+            cache: dict[int, Entry]) -> list[Record]:
+    """Each year of the page formatted as one bibliography (so year suffixes and the
+    style's sort happen); the records newest year first, in the style's order within
+    a year."""
+    rank: dict[int, int] = {}
+    units = year_units(chosen)
+    for unit in styler.bibliographies(units, owner, private):
+        for pos, (rec, cite) in enumerate(unit):
+            cache[id(rec)].cite = cite
+            rank[id(rec)] = pos
+    alone = styler.alone()  # MLA: listings other than the year's show the author again
+    if alone is not None:
+        for unit in alone.bibliographies(units, owner, private):
+            for rec, cite in unit:
+                cache[id(rec)].cite_alone = cite
+    return sorted(chosen, key=lambda r: (-(r.year or 0), rank.get(id(r), 0)))
 
 
 def _facets(entries: Sequence[Entry], area_order: Sequence[str]) -> tuple[list[str], list[str]]:
