@@ -331,13 +331,16 @@ def _rewritten_value(name: str, written: str, form: Form, macros: Mapping[str, s
                      evaluate) -> str:
     """One value as written, in ``form`` (see :func:`format_written`)."""
     m = _ONE_STRING.match(written)
-    if m is None or (m.group(1) is not None and not braces_balanced(m.group(1))):
+    inner = m.group(1) if m is not None and m.group(1) is not None else \
+        m.group(2) if m is not None else None
+    if inner is None or not braces_balanced(inner) or (m.group(2) is not None  # type: ignore[union-attr]
+                                                       and not _quotable(inner)):
         # a number, a macro or a concatenation: kept (a month macro in lower case)
         if name == "month" and form.months and written.lower() in MONTH_MACROS \
                 and written.lower() not in macros:
             return written.lower()
         return written
-    value = m.group(1) if m.group(1) is not None else m.group(2)
+    value = inner
     if name == "month" and form.months:
         abbr = month_macro(value)
         if abbr is not None and abbr not in macros:

@@ -28,10 +28,10 @@ from .document import Document
 from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
                     clean_stale_temp_files, decode, read_text)
 from .lock import lock_path, locked
-from .save import preview, rebase, render, render_plan, source_text
+from .save import form_of, preview, rebase, render, render_plan, rewrite_text, source_text
 
 __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_text", "Document",
-           "Library", "Problem", "UTF8_BOM", "TEMP_SUFFIX", "read_text", "decode",
+           "Library", "Problem", "rewrite", "form_of", "UTF8_BOM", "TEMP_SUFFIX", "read_text", "decode",
            "atomic_write", "clean_stale_temp_files", "lock_path", "locked", "cache_dir"]
 
 
@@ -225,6 +225,25 @@ def _refresh_rows(library: Library, target: Path, old_digest: str, digest: str, 
     records = library.records
     journal.append_delta(old_digest, digest, size, gone, {i: row_of(records[i]) for i in again},
                          None)
+
+
+def rewrite(library: Library, edits: list[tuple[int, int, str]]) -> Library:
+    """Write the library's text with ``edits`` made on it (``pubcli fmt``'s plan; see
+    :func:`pubcli.store.save.rewrite_text`), atomically, and return the library as now
+    written (read again). Call it inside :func:`transaction`, which holds the lock; the
+    library must have no pending edits of its own."""
+    from ..errors import WriteError
+
+    if library.changed:
+        raise WriteError("internal error: rewrite() of a library with pending edits")
+    path = library.path
+    if path is None:
+        raise WriteError("no path to save the library to")
+    if not edits:
+        return library
+    text = rewrite_text(library, edits)
+    atomic_write(path, (UTF8_BOM if library.document.bom else b"") + text.encode("utf-8"))
+    return load(path)
 
 
 # ------------------------------------------------------------------ transactions

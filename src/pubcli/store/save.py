@@ -248,3 +248,28 @@ def source_text(library: Library, rec: Record) -> str:
         return library.document.text[src.start:src.end]
     return bibtex.format_entry(rec, indent=bibtex.detect_indent(library.document.text),
                                newline=library.document.newline, form=form_of(library))
+
+
+def rewrite_text(library: Library, edits: list[tuple[int, int, str]]) -> str:
+    """The document's text with ``edits`` ((start, end, new text), sorted, not
+    overlapping) made on it, checked: the blocks pubcli cannot read, the ``@string``
+    macros and the number of entries read the same as before (``pubcli fmt``'s
+    plans; the planner reads back each entry it rewrites)."""
+    text = library.document.text
+    out, pos = [], 0
+    for start, end, new in edits:
+        if start < pos or end < start:
+            raise WriteError("internal check failed: overlapping edits; nothing was written")
+        out.append(text[pos:start])
+        out.append(new)
+        pos = end
+    out.append(text[pos:])
+    new_text = "".join(out)
+    parsed = bibtex.parse(new_text)
+    doc = library.document
+    if ([f.raw for f in parsed.failed] != [f.raw for f in doc.failed]
+            or parsed.macros != doc.macros or len(parsed.records) != len(library.records)
+            or sorted(r.key for r in parsed.records) != sorted(r.key for r in library.records)):
+        raise WriteError("internal check failed: the rewritten file would not read back as "
+                         "the same entries and blocks; nothing was written")
+    return new_text
