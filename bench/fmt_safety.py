@@ -42,10 +42,13 @@ def _stripped(pieces: list[str]) -> list[str]:
 
 def check_text(text: str, form, *, sort: str | None = None, use_oracle: bool = True) -> dict:
     from pubcli import fmt, store
+    from pubcli.store.save import rewrite_text
 
     lib = store.loads(text)
     plan = fmt.plan(lib, form, sort=sort)
-    new = plan.apply(text)
+    # what the store would write: read back and checked against the plan's readings
+    new = rewrite_text(lib, plan.edits, plan.expected) if plan.edits else text
+    assert new == plan.apply(text)
     lib2 = store.loads(new)
     again = fmt.plan(lib2, form, sort=sort)
     out = {
@@ -71,7 +74,7 @@ def reading_changes(text: str, new: str, plan) -> list[str]:
     before, after = oracle.read(text), oracle.read(new)
     allowed: dict[str, set[str]] = {}
     for c in plan.changes:
-        allowed.setdefault(c.record.key.lower(), set()).update(c.fields)
+        allowed.setdefault(oracle._lower(c.record.key), set()).update(c.fields)
     a = {oracle._lower(e.key): e for e in before.entries}
     b = {oracle._lower(e.key): e for e in after.entries}
     out = []

@@ -9,9 +9,10 @@ pubcli cannot read) stays byte for byte; :func:`pubcli.store.rewrite` writes the
 
 An entry is rewritten by :func:`pubcli.bibtex.format_written`: what BibTeX reads from
 it does not change except by what the form asks (month macros, page dashes, bare DOIs,
-dropped fields, encoding, case protection). Each new text is read back here before it
-is planned; an entry that would read otherwise is left alone and named (it would be a
-bug), as are read-only entries (a repeated field, no key, text BibTeX does not read).
+dropped fields, encoding, case protection). The plan says what BibTeX must read from the
+new text (``Plan.expected``), and the store reads the text back before writing it;
+read-only entries (a repeated field, no key, text BibTeX does not read) are left alone
+and named.
 
 Sorting moves entries only within a run of entries with nothing but white space between
 them: a comment, an ``@string`` (which must come before the entries that use it) or an
@@ -22,13 +23,16 @@ unreadable block is a fence. A ``crossref`` parent stays after the entries that 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import bibtex
-from .bibtex.write import MONTH_MACROS, month_macro
-from .checks import Finding
+from .bibtex.write import canonical_re, values_in_form
 from .errors import NotFound, ValidationError
 from .library import Library
 from .model import Record
+
+if TYPE_CHECKING:
+    from .checks import Finding
 
 SORTS = ("key", "year", "type")
 
@@ -64,6 +68,20 @@ class Plan:
     # (whose white space is not the form's blank lines)
     moved: list[tuple[int, int]] = field(default_factory=list)  # (line, entries) per run
     # a sort reorders
+    _runs_moved: list[tuple[list[Record], list[Record]]] = field(default_factory=list)
+    _records: list[Record] = field(default_factory=list)
+    _changed_of: dict[int, dict[str, str | None]] = field(default_factory=dict)
+
+    @property
+    def expected(self) -> list[tuple[str, str, dict[str, str]]]:
+        """(key, type, fields) of every entry as BibTeX will read the new text, in its
+        order: what the store checks the text it writes against."""
+        order = list(self._records)
+        for run, sorted_run in self._runs_moved:
+            at = order.index(run[0])
+            order[at:at + len(run)] = sorted_run
+        return [(r.key, r.type, _reading(r.fields, self._changed_of.get(id(r))))
+                for r in order]
     @property
     def clean(self) -> bool:
         """The text is in the form already (skipped entries aside)."""
@@ -98,6 +116,9 @@ def plan(library: Library, form: bibtex.Form, keys: list[str] | None = None,
     for f in library.failed:
         out.skipped.append(Skipped(f.line, None, f"a block pubcli cannot read, kept as it is: "
                                                  f"{f.reason}"))
+    changed_of: dict[int, dict[str, str | None]] = {}
+    fast = canonical_re(form, indent, nl)
+    plain = not (form.pages or form.bare_doi or form.encoding or form.protect)
     for rec in library.records:
         src = rec.source
         if src is None or (selected is not None and id(rec) not in selected):
@@ -106,20 +127,22 @@ def plan(library: Library, form: bibtex.Form, keys: list[str] | None = None,
             out.skipped.append(Skipped(rec.line, rec.key, src.read_only))
             continue
         raw = text[src.start:src.end]
-        new = bibtex.format_written(raw, src, form, library.macros, indent, nl)
-        if new is None:
-            out.skipped.append(Skipped(rec.line, rec.key, "its fields cannot be located in "
-                                                          "its text"))
+        if fast is not None:
+            m = fast.match(text, src.start)
+            if m is not None and m.end() == src.end and (plain or
+                                                         values_in_form(rec.fields, form)):
+                new_text[id(rec)] = raw  # in the form already
+                continue
+        done = bibtex.rewrite_written(raw, src, form, library.macros, indent, nl)
+        if done is None:
+            out.skipped.append(Skipped(rec.line, rec.key, "BibTeX does not read its text as "
+                                                          "one entry"))
             continue
-        changed = _reading_changes(raw, src, new, rec, form, library.macros)
-        if changed is None:
-            out.skipped.append(Skipped(rec.line, rec.key, "pubcli cannot put it in the form "
-                                                          "without changing what BibTeX "
-                                                          "reads (a bug: please report it)"))
-            continue
-        new_text[id(rec)] = new
-        if new != raw:
-            out.changes.append(Change(rec, rec.line, raw, new, changed))
+        new_text[id(rec)] = done.text
+        if done.text != raw:
+            out.changes.append(Change(rec, rec.line, raw, done.text, tuple(done.changed)))
+            if done.changed:
+                changed_of[id(rec)] = done.changed
     entry_edits = {id(c.record): c for c in out.changes}
     runs = _runs(library, text) if (sort or form.blank_lines is not None) and keys is None \
         else []
@@ -137,6 +160,7 @@ def plan(library: Library, form: bibtex.Form, keys: list[str] | None = None,
             for sep, rec in zip(between, order[1:]):
                 joined += sep + new_text[id(rec)]
             out.edits.append((start, end, joined))
+            out._runs_moved.append((run, order))
             in_runs.update(id(r) for r in run)
             continue
         if form.blank_lines is None:
@@ -154,12 +178,24 @@ def plan(library: Library, form: bibtex.Form, keys: list[str] | None = None,
             out.edits.append((src.start, src.end, c.new))
     out.edits.sort(key=lambda e: (e[0], e[1]))
     out.skipped.sort(key=lambda s: s.line)
+    out._records = library.records
+    out._changed_of = changed_of
     return out
+
+
+def _reading(fields: dict[str, str], changed: dict[str, str | None] | None) -> dict[str, str]:
+    """What BibTeX reads from an entry once rewritten: ``fields`` with the form's changes."""
+    if not changed:
+        return fields
+    return {k: v if k not in changed else changed[k]  # type: ignore[misc]
+            for k, v in fields.items() if k not in changed or changed[k] is not None}
 
 
 def findings(plan: Plan, sort: str = "") -> list[Finding]:
     """What ``pubcli fmt --check`` reports, one finding per entry or gap not in the form,
     in file order (for :func:`pubcli.render.ci.findings`)."""
+    from .checks import Finding
+
     out = []
     for c in plan.changes:
         what = f" (normalises {', '.join(c.fields)})" if c.fields else ""
@@ -186,36 +222,6 @@ def _selected(library: Library, keys: list[str] | None) -> set[int] | None:
             raise NotFound(f"no entry with key '{key}'", path=library.path)
         chosen.update(id(r) for r in found)
     return chosen
-
-
-def _reading_changes(raw: str, src: bibtex.Source, new: str, rec: Record, form: bibtex.Form,
-                     macros: dict[str, str]) -> tuple[str, ...] | None:
-    """The fields whose reading ``new`` changes, each by a normalisation the form asks
-    for; None when ``new`` would read otherwise (then it must not be written)."""
-    parsed = bibtex.parse(new, macros=macros)
-    if parsed.failed or len(parsed.records) != 1:
-        return None
-    got = parsed.records[0]
-    if got.key != rec.key or got.type != rec.type or got.source is None \
-            or got.source.read_only:
-        return None
-    old_written = {n.lower(): v for n, v in reversed(src.written(raw) or ())}
-    new_written = {n.lower(): v for n, v in reversed(got.source.written(new) or ())}
-    drop = set(form.drop)
-    if set(got.fields) != {k for k in rec.fields if k not in drop}:
-        return None
-    changed = [k for k in rec.fields if k in drop]
-    for name, value in got.fields.items():
-        before = rec.fields[name]
-        if value == before or new_written.get(name) == old_written.get(name):
-            continue  # the same value, or the same text (a macro BibTeX reads in place)
-        if value == bibtex.normalise(name, before, form) or (
-                name == "month" and form.months and month_macro(before) is not None
-                and value == MONTH_MACROS[month_macro(before) or ""]):
-            changed.append(name)
-            continue
-        return None
-    return tuple(changed)
 
 
 def _runs(library: Library, text: str) -> list[list[Record]]:

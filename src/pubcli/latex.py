@@ -582,8 +582,9 @@ def _to_unicode_one(m: re.Match[str]) -> str:
         return LETTERS[g[6]]
     for accent, braced, bare in ((g[0], g[1], g[2]), (g[3], g[4], g[5]),
                                  (g[7], g[8], g[9]), (g[10], g[11], None)):
-        if accent is not None:
-            out = _unicode_of(accent, braced if braced is not None else bare)
+        base = braced if braced is not None else bare
+        if accent is not None and base is not None:
+            out = _unicode_of(accent, base)
             return out if out is not None else m.group()
     return m.group()  # pragma: no cover
 

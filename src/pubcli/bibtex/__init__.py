@@ -10,10 +10,10 @@ from .read import (KEYLESS, MONTH_MACROS, UNREAD, Failed, Parsed, Source, evalua
                    parser_version, written_fields)
 from .write import (DEFAULT_FORM, FIELD_NAME_RE, KEY_RE, READ_KEY_RE, Form, braces_balanced,
                     check_key, check_value, detect_indent, format_entry, format_value,
-                    format_written, in_form, normalise, patch_entry, writable)
+                    format_written, in_form, normalise, patch_entry, rewrite_written, writable)
 
 __all__ = ["KEYLESS", "UNREAD", "MONTH_MACROS", "Failed", "Parsed", "Source", "evaluate", "parse",
            "parser_version", "written_fields", "FIELD_NAME_RE", "KEY_RE", "READ_KEY_RE",
            "braces_balanced", "check_key", "check_value", "detect_indent", "format_entry",
            "format_value", "patch_entry", "writable", "DEFAULT_FORM", "Form", "format_written",
-           "in_form", "normalise"]
+           "in_form", "normalise", "rewrite_written"]

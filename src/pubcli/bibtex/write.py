@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from ..errors import ValidationError
 from ..model import Record
@@ -287,70 +287,141 @@ def format_entry(record: Record, *, indent: str = "  ", newline: str = "\n",
     return newline.join(lines)
 
 
+class Rewritten(NamedTuple):
+    """An entry in a form (:func:`rewrite_written`): its text, and the fields whose
+    reading the form changes (name -> the new value; None for a dropped field)."""
+
+    text: str
+    changed: dict[str, str | None]
+
+
 def format_written(raw: str, src: Source, form: Form, macros: Mapping[str, str],
                    indent: str = "  ", newline: str = "\n") -> str | None:
+    """An entry read from a file, ``raw`` its text, rewritten in ``form`` (see
+    :func:`rewrite_written`); None when it cannot be."""
+    done = rewrite_written(raw, src, form, macros, indent, newline)
+    return done.text if done is not None else None
+
+
+def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str],
+                    indent: str = "  ", newline: str = "\n") -> Rewritten | None:
     """An entry read from a file, ``raw`` its text, rewritten in ``form``: what each
     value reads as is kept (macros, ``#`` concatenations and numbers as written, a
     quoted value braced or a braced one quoted where BibTeX reads it the same), except
     the normalisations the form asks for (:func:`normalise`, the month macro, dropped
     fields); the key as written. None when the entry cannot be rewritten (read-only,
-    or its fields cannot be located)."""
-    from .read import evaluate
+    or not one entry BibTeX reads whole)."""
+    from .read import _command, _Error
 
     if src.read_only:
         return None
-    written = src.written(raw)
-    if written is None:
+    at = raw.find("@")
+    try:
+        cmd = _command(raw, at, True) if at >= 0 else None
+    except _Error:
+        return None
+    if cmd is None or cmd.kind != "entry" or cmd.end != len(raw):
         return None
     indent = form.indent if form.indent is not None else indent
-    drop = set(form.drop)
+    drop = form.drop
+    lower = form.lowercase
+    plain = not (form.quotes or form.pages or form.bare_doi or form.encoding or form.protect)
+    changed: dict[str, str | None] = {}
     items: list[tuple[str, str]] = []
-    for name, value in written:
+    for (name, written), tokens in zip(cmd.fields, cmd.values):
         lname = name.lower()
-        if lname in drop:
+        if drop and lname in drop:
+            changed.setdefault(lname, None)
             continue
-        items.append((lname if form.lowercase else name,
-                      _rewritten_value(lname, value, form, macros, evaluate)))
-    items = [items[i] for i in ordered([n for n, _ in items], form)]
-    etype = src.type_written.lower() if form.lowercase else _type_as_written(raw)
+        c = written[0]
+        if tokens is None and c == "{" and plain and lname != "month":
+            items.append((lname if lower else name, written))  # the common case
+            continue
+        one = tokens is None and c in '{"' or tokens is not None and len(tokens) == 1 \
+            and tokens[0][0] == "{"
+        if one:
+            value = written[1:-1] if tokens is None else tokens[0][1]
+            new, reading = _string_value(lname, value, form, macros)
+            if reading != value and lname not in changed:
+                changed[lname] = reading
+        elif lname == "month" and form.months and tokens is None and c not in "0123456789" \
+                and written.lower() in MONTH_MACROS and written.lower() not in macros:
+            new = written.lower()
+        else:
+            new = written  # a number, a macro, a concatenation: as written
+        items.append((lname if lower else name, new))
+    if form.order:
+        items = [items[i] for i in ordered([n for n, _ in items], form)]
+    etype = src.type_written.lower() if lower else cmd.type_written
     key = src.key_written
     opener, closer = ("{", "}") if "}" not in key else ("(", ")")
     lines = [f"@{etype}{opener}{key},", *_field_lines(items, indent, form), closer]
-    return newline.join(lines)
+    return Rewritten(newline.join(lines), changed)
 
 
-def _type_as_written(raw: str) -> str:
-    m = re.match(r"@\s*([^{(\s]+)", raw)
-    return m.group(1) if m else ""
+def canonical_re(form: Form, indent: str, newline: str) -> re.Pattern[str] | None:
+    """A pattern that matches (from its ``@``) an entry :func:`rewrite_written` leaves
+    exactly as it is, for the common layouts: a fast way past the entries already in
+    the form. It may miss some (they go the long way); with the value normalisations
+    of the form (pages, DOIs, encoding, protection), ask :func:`values_in_form` too.
+    None for forms it does not cover (quotes, alignment, a field order)."""
+    if form.quotes or form.align or form.order:
+        return None
+    ind = re.escape(form.indent if form.indent is not None else indent)
+    nl = re.escape(newline)
+    ident = (r"(?![0-9])[^A-Z\x00-\x20\x7f\"#%'(),={}]+" if form.lowercase
+             else r"(?![0-9])[^\x00-\x20\x7f\"#%'(),={}]+")
+    macro = r"(?![0-9])[^\x00-\x20\x7f\"#%'(),={}]+"
+    nested = r"[^{}]*+"
+    for _ in range(4):
+        nested = r"(?:[^{}]++|\{" + nested + r"\})*+"
+    value = r"(?:\{" + nested + r"\}|[0-9]++|" + macro + ")"
+    guard = ""
+    if form.drop:
+        guard += "(?!(?i:" + "|".join(map(re.escape, form.drop)) + ") = )"
+    if form.months:
+        # a month written {May} or as a macro in capitals (JAN) is not in the form
+        guard += (r"(?!(?i:month) = (?:\{\s*(?:[A-Za-z]{3,9}\.?|[0-9]{1,2})\s*\}|"
+                  r"[^{\"0-9,\r\n]*[A-Z]))")
+    one = ind + guard + ident + " = " + value
+    if form.trailing_comma:
+        body = "(?:" + nl + one + ",)*+"
+    else:
+        body = "(?:(?:" + nl + one + ",)*+" + nl + one + ")?"
+    return re.compile("@" + ident + r"\{[^,}\x00-\x20\x7f]++," + body + nl + r"\}")
 
 
-_ONE_STRING = re.compile(r'^(?:\{(.*)\}|"(.*)")$', re.S)
+#: the fields each value normalisation of a form can change
+_NORMALISED = {"pages": ("pages",), "bare_doi": ("doi",), "protect": TITLE_FIELDS}
 
 
-def _rewritten_value(name: str, written: str, form: Form, macros: Mapping[str, str],
-                     evaluate) -> str:
-    """One value as written, in ``form`` (see :func:`format_written`)."""
-    m = _ONE_STRING.match(written)
-    inner = m.group(1) if m is not None and m.group(1) is not None else \
-        m.group(2) if m is not None else None
-    if inner is None or not braces_balanced(inner) or (m.group(2) is not None  # type: ignore[union-attr]
-                                                       and not _quotable(inner)):
-        # a number, a macro or a concatenation: kept (a month macro in lower case)
-        if name == "month" and form.months and written.lower() in MONTH_MACROS \
-                and written.lower() not in macros:
-            return written.lower()
-        return written
-    value = inner
+def values_in_form(fields: Mapping[str, str], form: Form) -> bool:
+    """Whether :func:`normalise` leaves every value of ``fields`` as it is."""
+    if form.encoding:
+        return all(normalise(k, v, form) == v for k, v in fields.items())
+    for option, names in _NORMALISED.items():
+        if getattr(form, option):
+            for name in names:
+                v = fields.get(name)
+                if v is not None and normalise(name, v, form) != v:
+                    return False
+    return True
+
+
+def _string_value(name: str, value: str, form: Form,
+                  macros: Mapping[str, str]) -> tuple[str, str]:
+    """One string value (its text between the delimiters) in ``form``: as written, and
+    what BibTeX reads from it."""
     if name == "month" and form.months:
         abbr = month_macro(value)
         if abbr is not None and abbr not in macros:
-            return abbr
+            return abbr, MONTH_MACROS[abbr]
     new = normalise(name, value, form)
     if new != value and not braces_balanced(new):
         new = value
     if form.quotes and _quotable(new):
-        return '"' + new + '"'
-    return "{" + new + "}"
+        return '"' + new + '"', new
+    return "{" + new + "}", new
 
 
 def _locate_fields(raw: str, src: Source) -> list[tuple[int, int, int]] | None:

@@ -106,7 +106,7 @@ def _one(path: Path, keys: list[str] | None, sort: str | None, *, check: bool, d
             common.warn(f"{shown_path(path)}:{s.line}: left as it is: "
                         + (f"entry '{s.key}': " if s.key else "") + s.reason)
         if write and plan.edits:
-            store.rewrite(lib, plan.edits)
+            store.rewrite(lib, plan.edits, plan.expected)
     where = shown_path(path)
     if check:
         sys.stdout.write(findings([(path, fmt_core.findings(plan, sort or form.sort))], fmt))

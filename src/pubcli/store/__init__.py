@@ -227,11 +227,13 @@ def _refresh_rows(library: Library, target: Path, old_digest: str, digest: str, 
                          None)
 
 
-def rewrite(library: Library, edits: list[tuple[int, int, str]]) -> Library:
-    """Write the library's text with ``edits`` made on it (``pubcli fmt``'s plan; see
-    :func:`pubcli.store.save.rewrite_text`), atomically, and return the library as now
-    written (read again). Call it inside :func:`transaction`, which holds the lock; the
-    library must have no pending edits of its own."""
+def rewrite(library: Library, edits: list[tuple[int, int, str]],
+            expected: list[tuple[str, str, dict[str, str]]]) -> None:
+    """Write the library's text with ``edits`` made on it (``pubcli fmt``'s plan),
+    atomically, once it reads back as ``expected`` (see
+    :func:`pubcli.store.save.rewrite_text`). Call it inside :func:`transaction`, which
+    holds the lock; the library must have no pending edits of its own, and is not to
+    be used afterwards (load the file again)."""
     from ..errors import WriteError
 
     if library.changed:
@@ -240,10 +242,9 @@ def rewrite(library: Library, edits: list[tuple[int, int, str]]) -> Library:
     if path is None:
         raise WriteError("no path to save the library to")
     if not edits:
-        return library
-    text = rewrite_text(library, edits)
+        return
+    text = rewrite_text(library, edits, expected)
     atomic_write(path, (UTF8_BOM if library.document.bom else b"") + text.encode("utf-8"))
-    return load(path)
 
 
 # ------------------------------------------------------------------ transactions

@@ -250,11 +250,12 @@ def source_text(library: Library, rec: Record) -> str:
                                newline=library.document.newline, form=form_of(library))
 
 
-def rewrite_text(library: Library, edits: list[tuple[int, int, str]]) -> str:
+def rewrite_text(library: Library, edits: list[tuple[int, int, str]],
+                 expected: list[tuple[str, str, dict[str, str]]]) -> str:
     """The document's text with ``edits`` ((start, end, new text), sorted, not
-    overlapping) made on it, checked: the blocks pubcli cannot read, the ``@string``
-    macros and the number of entries read the same as before (``pubcli fmt``'s
-    plans; the planner reads back each entry it rewrites)."""
+    overlapping) made on it, read back and checked: the blocks pubcli cannot read and
+    the ``@string`` macros as before, and every entry as ``expected`` ((key, type,
+    fields) in the new text's order: ``pubcli fmt``'s plan says what it changes)."""
     text = library.document.text
     out, pos = [], 0
     for start, end, new in edits:
@@ -267,9 +268,11 @@ def rewrite_text(library: Library, edits: list[tuple[int, int, str]]) -> str:
     new_text = "".join(out)
     parsed = bibtex.parse(new_text)
     doc = library.document
+    got = [(r.key, r.type, r.fields) for r in parsed.records]
     if ([f.raw for f in parsed.failed] != [f.raw for f in doc.failed]
-            or parsed.macros != doc.macros or len(parsed.records) != len(library.records)
-            or sorted(r.key for r in parsed.records) != sorted(r.key for r in library.records)):
-        raise WriteError("internal check failed: the rewritten file would not read back as "
-                         "the same entries and blocks; nothing was written")
+            or parsed.macros != doc.macros or got != expected):
+        bad = next((f"entry '{a[0]}'" for a, b in zip(got, expected) if a != b),
+                   "the file's blocks")
+        raise WriteError(f"internal check failed: {bad} would not read back as planned; "
+                         "nothing was written")
     return new_text
