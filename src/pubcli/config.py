@@ -62,6 +62,7 @@ class Config:
     private_fields: list[str] = field(default_factory=list)
     max_authors: int = 10
     fmt: "Form" = field(default_factory=lambda: _default_form())
+    fmt_given: bool = False  # the settings have a [fmt] table
     path: Path | None = None  # the file the settings came from
 
 
@@ -165,6 +166,7 @@ def _config_from(table: dict, path: Path) -> Config:
     if not isinstance(fmt, dict):
         raise ConfigError("must be a table ([fmt])", path=path, field="fmt")
     cfg.fmt = form_from(fmt, path)
+    cfg.fmt_given = "fmt" in table
     return cfg
 
 

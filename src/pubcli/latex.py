@@ -539,17 +539,30 @@ def protect_case(title: str) -> str:
     """Braces around the words of a LaTeX title (escaped text in, escaped text out)
     whose capitals must survive a style: "ZeRO++: Optimizing CNNs" ->
     ``{ZeRO}++: Optimizing {CNNs}``. Words inside a braced group are left alone."""
-    out, depth, pos = [], 0, 0
-    for m in _TITLE_WORD_RE.finditer(title):
-        between = title[pos:m.start()]
-        for b in _UNESCAPED_BRACE_RE.finditer(between):
-            depth += 1 if b.group() == "{" else -1
-        out.append(between)
-        word = m.group(1)
-        out.append("{" + word + "}" if depth <= 0 and needs_protection(word) else word)
-        pos = m.end()
+    out, pos = [], 0
+    for start, end in _unprotected(title):
+        out.append(title[pos:start])
+        out.append("{" + title[start:end] + "}")
+        pos = end
     out.append(title[pos:])
     return "".join(out)
+
+
+def unprotected_words(title: str) -> list[str]:
+    """The words of a LaTeX title :func:`protect_case` would brace (``BERT`` in
+    "Fine-tuning BERT"): a style that lower-cases titles would lower-case them."""
+    return [title[s:e] for s, e in _unprotected(title)]
+
+
+def _unprotected(title: str) -> list[tuple[int, int]]:
+    out, depth, pos = [], 0, 0
+    for m in _TITLE_WORD_RE.finditer(title):
+        for b in _UNESCAPED_BRACE_RE.finditer(title, pos, m.start()):
+            depth += 1 if b.group() == "{" else -1
+        if depth <= 0 and needs_protection(m.group(1)):
+            out.append((m.start(1), m.end(1)))
+        pos = m.end()
+    return out
 
 
 # ---------------------------------------------------------------- Unicode <-> LaTeX accents

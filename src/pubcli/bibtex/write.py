@@ -165,7 +165,7 @@ SORTS = ("key", "year", "type")
 ENCODINGS = ("latex", "unicode")
 PROTECTS = ("acronyms",)
 #: the fields whose words protect = "acronyms" braces (the titles styles lower-case)
-TITLE_FIELDS = ("title", "booktitle", "subtitle", "titleaddon", "maintitle", "eventtitle")
+TITLE_FIELDS = ("title", "subtitle", "titleaddon")
 # a page range: two page numbers (letters and digits, one digit at least) joined by a
 # hyphen, en or em dash in any of their spellings
 _PAGE_RANGE = re.compile(r"(?<![\w-])([A-Za-z]*[0-9][0-9A-Za-z.]*?)[ \t]*(?:-{1,3}|\u2013|\u2014|"
