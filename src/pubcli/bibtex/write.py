@@ -164,6 +164,9 @@ DEFAULT_FORM = Form()
 SORTS = ("key", "year", "type")
 ENCODINGS = ("latex", "unicode")
 PROTECTS = ("acronyms",)
+#: fields that are not text (links, identifiers, keys, pubcli's areas): no encoding
+_NOT_TEXT = frozenset({"doi", "eprint", "file", "pdf", "isbn", "issn", "keywords", "crossref",
+                       "xdata", "ids", "related", "key", "slides", "code", "video", "poster"})
 #: the fields whose words protect = "acronyms" braces (the titles styles lower-case)
 TITLE_FIELDS = ("title", "subtitle", "titleaddon")
 # a page range: two page numbers (letters and digits, one digit at least) joined by a
@@ -184,7 +187,7 @@ def normalise(name: str, value: str, form: Form = DEFAULT_FORM) -> str:
         doi = parse_doi(value)
         if doi is not None and braces_balanced(doi):
             value = doi
-    if form.encoding:
+    if form.encoding and not (name in _NOT_TEXT or name.startswith("url")):
         from .. import latex
 
         value = latex.to_latex(value) if form.encoding == "latex" else \
