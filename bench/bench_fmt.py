@@ -138,15 +138,17 @@ def compare_tools(files: list[Path], tidy: str, tmp: Path) -> dict:
 
     tools = {name: {"files": 0, "cannot_read": 0, "files_changed": 0, "comments_lost": 0,
                     "macro_fields_lost": 0, "field_order_changed": 0,
-                    "entries_read_differently": 0, "entries_gone": 0, "idempotent": 0}
+                    "entries_read_differently": 0, "of_which_month_only": 0, "entries_gone": 0,
+                    "idempotent": 0}
              for name in ("pubcli fmt", "bibtex-tidy")}
 
     def run_tidy(text: str) -> str | None:
-        f = tmp / "t.bib"
+        f, o = tmp / "t.bib", tmp / "t.out.bib"
         f.write_text(text, encoding="utf-8")
-        p = subprocess.run([tidy, str(f), "--no-modify", "--quiet"], capture_output=True,
+        o.unlink(missing_ok=True)
+        p = subprocess.run([tidy, str(f), "-o", str(o), "--quiet"], capture_output=True,
                            text=True, timeout=300)
-        return p.stdout if p.returncode == 0 and p.stdout.strip() else None
+        return o.read_text(encoding="utf-8") if p.returncode == 0 and o.exists() else None
 
     def run_pubcli(text: str) -> str | None:
         return fmt.plan(store.loads(text), DEFAULT_FORM).apply(text)
@@ -183,9 +185,13 @@ def compare_tools(files: list[Path], tidy: str, tmp: Path) -> dict:
             a = {oracle._lower(e.key): e for e in before.entries}
             b = {oracle._lower(e.key): e for e in after.entries}
             t["entries_gone"] += len(a.keys() - b.keys())
-            t["entries_read_differently"] += sum(
-                1 for k in a.keys() & b.keys()
-                if (a[k].type, a[k].fields) != (b[k].type, b[k].fields))
+            differ = [k for k in a.keys() & b.keys()
+                      if (a[k].type, a[k].fields) != (b[k].type, b[k].fields)]
+            t["entries_read_differently"] += len(differ)
+            t["of_which_month_only"] += sum(
+                1 for k in differ if a[k].type == b[k].type and
+                {f for f in a[k].fields.keys() | b[k].fields.keys()
+                 if a[k].fields.get(f) != b[k].fields.get(f)} == {"month"})
     return tools
 
 
@@ -260,6 +266,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--no-corpus", action="store_true")
     ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--no-safety", action="store_true")
     ap.add_argument("--json", type=Path, default=HERE / "out" / "bench_fmt.json")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="pubcli-bench-fmt-"))
@@ -272,8 +279,9 @@ def main() -> None:
         from corpus import fetch
 
         files = fetch(args.cache)
-        result["safety"] = safety(files)
-        _print_safety(result["safety"], len(files))
+        if not args.no_safety:
+            result["safety"] = safety(files)
+            _print_safety(result["safety"], len(files))
         if shutil.which(args.tidy) or Path(args.tidy).exists():
             result["side_by_side"] = compare_tools(files, args.tidy, tmp)
             _print_tools(result["side_by_side"])

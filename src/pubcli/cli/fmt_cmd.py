@@ -138,7 +138,8 @@ def _diff(old: str, new: str, where: str) -> str:
 
     return "".join(difflib.unified_diff(old.splitlines(keepends=True),
                                         new.splitlines(keepends=True),
-                                        fromfile=f"a/{where}", tofile=f"b/{where}"))
+                                        fromfile="a/" + where.lstrip("/"),
+                                        tofile="b/" + where.lstrip("/")))
 
 
 def register(app: typer.Typer) -> None:
