@@ -73,15 +73,23 @@ class Plan:
     _changed_of: dict[int, dict[str, str | None]] = field(default_factory=dict)
 
     @property
-    def expected(self) -> list[tuple[str, str, dict[str, str]]]:
-        """(key, type, fields) of every entry as BibTeX will read the new text, in its
-        order: what the store checks the text it writes against."""
-        order = list(self._records)
-        for run, sorted_run in self._runs_moved:
-            at = order.index(run[0])
-            order[at:at + len(run)] = sorted_run
-        return [(r.key, r.type, _reading(r.fields, self._changed_of.get(id(r))))
-                for r in order]
+    def expected(self) -> list[list[tuple[str, str, dict[str, str]]]]:
+        """For each edit, (key, type, fields) of the entries in its new text, in order,
+        as BibTeX must read them ([] for white space): what the store checks the text
+        it writes against."""
+        by_start = {r.source.start: r for r in self._records if r.source is not None}
+        sorted_runs = {run[0].source.start: order  # type: ignore[union-attr]
+                       for run, order in self._runs_moved}
+        out: list[list[tuple[str, str, dict[str, str]]]] = []
+        for start, _, new in self.edits:
+            if not new.strip(" \t\r\n"):
+                out.append([])
+                continue
+            recs = sorted_runs.get(start) or [by_start[start]]
+            out.append([(r.key, r.type, _reading(r.fields, self._changed_of.get(id(r))))
+                        for r in recs])
+        return out
+
     @property
     def clean(self) -> bool:
         """The text is in the form already (skipped entries aside)."""

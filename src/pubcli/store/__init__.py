@@ -228,7 +228,7 @@ def _refresh_rows(library: Library, target: Path, old_digest: str, digest: str, 
 
 
 def rewrite(library: Library, edits: list[tuple[int, int, str]],
-            expected: list[tuple[str, str, dict[str, str]]]) -> None:
+            expected: list[list[tuple[str, str, dict[str, str]]]]) -> None:
     """Write the library's text with ``edits`` made on it (``pubcli fmt``'s plan),
     atomically, once it reads back as ``expected`` (see
     :func:`pubcli.store.save.rewrite_text`). Call it inside :func:`transaction`, which

@@ -251,28 +251,63 @@ def source_text(library: Library, rec: Record) -> str:
 
 
 def rewrite_text(library: Library, edits: list[tuple[int, int, str]],
-                 expected: list[tuple[str, str, dict[str, str]]]) -> str:
+                 expected: list[list[tuple[str, str, dict[str, str]]]]) -> str:
     """The document's text with ``edits`` ((start, end, new text), sorted, not
-    overlapping) made on it, read back and checked: the blocks pubcli cannot read and
-    the ``@string`` macros as before, and every entry as ``expected`` ((key, type,
-    fields) in the new text's order: ``pubcli fmt``'s plan says what it changes)."""
+    overlapping: whole entries, runs of them, or the white space between them) made on
+    it, read back and checked against ``expected``: for each edit, (key, type, fields)
+    of the entries its text holds, in order ([] for white space; ``pubcli fmt``'s plan
+    says what it changes). The edited texts are read first, together; when that
+    reading differs (a macro redefined further on), the whole new text is read and
+    must hold the same blocks pubcli cannot read, the same ``@string`` macros and every
+    entry as expected, the ones outside the edits as they were."""
     text = library.document.text
     out, pos = [], 0
     for start, end, new in edits:
         if start < pos or end < start:
             raise WriteError("internal check failed: overlapping edits; nothing was written")
+        if not new.strip(" \t\r\n") and text[start:end].strip(" \t\r\n"):
+            raise WriteError("internal check failed: an edit removes text; nothing was written")
         out.append(text[pos:start])
         out.append(new)
         pos = end
     out.append(text[pos:])
     new_text = "".join(out)
-    parsed = bibtex.parse(new_text)
     doc = library.document
+    edited = [new for (_, _, new), exp in zip(edits, expected) if exp]
+    want = [e for exp in expected for e in exp]
+    quick = bibtex.parse("\n\n".join(edited), macros=doc.macros)
+    if not quick.failed and [(r.key, r.type, r.fields) for r in quick.records] == want:
+        return new_text
+    parsed = bibtex.parse(new_text)
+    whole = _whole_reading(library, edits, expected)
     got = [(r.key, r.type, r.fields) for r in parsed.records]
     if ([f.raw for f in parsed.failed] != [f.raw for f in doc.failed]
-            or parsed.macros != doc.macros or got != expected):
-        bad = next((f"entry '{a[0]}'" for a, b in zip(got, expected) if a != b),
+            or parsed.macros != doc.macros or got != whole):
+        bad = next((f"entry '{a[0]}'" for a, b in zip(got, whole) if a != b),
                    "the file's blocks")
         raise WriteError(f"internal check failed: {bad} would not read back as planned; "
                          "nothing was written")
     return new_text
+
+
+def _whole_reading(library: Library, edits: list[tuple[int, int, str]],
+                   expected: list[list[tuple[str, str, dict[str, str]]]]
+                   ) -> list[tuple[str, str, dict[str, str]]]:
+    """Every entry of the new text as it must read: the ones an edit rewrites as
+    expected (an edit of entries starts where its first entry starts), the others as
+    loaded."""
+    spans = [(s, e, exp) for (s, e, _), exp in zip(edits, expected) if exp]
+    out: list[tuple[str, str, dict[str, str]]] = []
+    k = 0
+    for rec in library.records:
+        src = rec.source
+        if src is None:
+            continue
+        while k < len(spans) and spans[k][1] <= src.start:
+            k += 1
+        if k < len(spans) and spans[k][0] <= src.start and src.end <= spans[k][1]:
+            if src.start == spans[k][0]:
+                out += spans[k][2]
+            continue
+        out.append((rec.key, rec.type, rec.fields))
+    return out
