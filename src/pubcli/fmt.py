@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import bibtex
+from . import bibtex, gcpause
 from .bibtex.write import canonical_re, values_in_form
 from .errors import NotFound, ValidationError
 from .library import Library
@@ -110,6 +110,12 @@ def plan(library: Library, form: bibtex.Form, keys: list[str] | None = None,
     """What ``pubcli fmt`` would change in ``library`` (nothing is written). ``keys``:
     only these entries (every entry with the key); ``sort`` ("key", "year", "type")
     overrides the form's."""
+    with gcpause.paused():  # many small objects, no cycles (see pubcli.gcpause)
+        return _plan(library, form, keys, sort)
+
+
+def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
+          sort: str | None) -> Plan:
     sort = form.sort if sort is None else sort
     if sort and sort not in SORTS:
         raise ValidationError(f"unknown sort '{sort}' (one of {', '.join(SORTS)})")
