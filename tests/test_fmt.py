@@ -325,3 +325,30 @@ def test_the_default_form_is_the_layout_pubcli_always_wrote():
     rec = Record("k", "misc", {"title": "T", "month": "May", "pages": "1-2"})
     assert bibtex.format_entry(rec) == bibtex.format_entry(rec, form=Form()) == \
         "@misc{k,\n  title = {T},\n  month = may,\n  pages = {1-2},\n}"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(form=FORMS, seed=st.integers(0, 10**6))
+def test_fields_kept_by_the_reader_give_the_same_text_as_reading_the_entry_again(form, seed):
+    """pubcli fmt keeps how fields were written from the load (Source.fields) when the
+    file is parsed; from the parse cache it reads each entry again: same text."""
+    from dataclasses import replace
+
+    text = generate(random.Random(seed), 12)
+    for rec in bibtex.parse(text).records:
+        src = rec.source
+        raw = text[src.start:src.end]
+        assert src.fields is not None
+        assert bibtex.rewrite_written(raw, src, form, {}) == \
+            bibtex.rewrite_written(raw, replace(src, fields=None), form, {})
+
+
+def test_the_command_formats_a_file_read_from_the_parse_cache_the_same(cli, tmp_path):
+    big = "".join(f"@Misc{{k{i}, Title = \"T {i}\", year = {{{1990 + i % 30}}},\n"
+                  f"  note = {{a}} # \" b\", month = {{May}}}}\n" for i in range(4000))
+    a, b = write(tmp_path / "a.bib", big), write(tmp_path / "b.bib", big)
+    assert cli("list", "-l", b, "--format", "keys").exit_code == 0  # b's parse is cached
+    assert cli("fmt", "-l", a).exit_code == 0 and cli("fmt", "-l", b).exit_code == 0
+    assert a.read_bytes() == b.read_bytes() != big.encode()
+    assert "@misc{k7,\n  title = {T 7},\n  year = {1997},\n  note = {a} # \" b\",\n" \
+           "  month = may,\n}" in a.read_text()

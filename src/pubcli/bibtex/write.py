@@ -318,20 +318,26 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
 
     if src.read_only:
         return None
-    at = raw.find("@")
-    try:
-        cmd = _command(raw, at, True) if at >= 0 else None
-    except _Error:
-        return None
-    if cmd is None or cmd.kind != "entry" or cmd.end != len(raw):
-        return None
+    if src.fields is not None:  # as the reader found them in this text
+        fields: list[tuple[str, str]] | tuple[tuple[str, str], ...] = src.fields
+        values = [None if _single(w) else _SEVERAL for _, w in fields]
+        type_written = _type_as_written(raw)
+    else:
+        at = raw.find("@")
+        try:
+            cmd = _command(raw, at, True) if at >= 0 else None
+        except _Error:
+            return None
+        if cmd is None or cmd.kind != "entry" or cmd.end != len(raw):
+            return None
+        fields, values, type_written = cmd.fields, cmd.values, cmd.type_written
     indent = form.indent if form.indent is not None else indent
     drop = form.drop
     lower = form.lowercase
     plain = not (form.quotes or form.pages or form.bare_doi or form.encoding or form.protect)
     changed: dict[str, str | None] = {}
     items: list[tuple[str, str]] = []
-    for (name, written), tokens in zip(cmd.fields, cmd.values):
+    for (name, written), tokens in zip(fields, values):
         lname = name.lower()
         if drop and lname in drop:
             changed.setdefault(lname, None)
@@ -355,7 +361,7 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
         items.append((lname if lower else name, new))
     if form.order:
         items = [items[i] for i in ordered([n for n, _ in items], form)]
-    etype = src.type_written.lower() if lower else cmd.type_written
+    etype = src.type_written.lower() if lower else type_written
     key = src.key_written
     opener, closer = ("{", "}") if "}" not in key else ("(", ")")
     lines = [f"@{etype}{opener}{key},", *_field_lines(items, indent, form), closer]
@@ -409,6 +415,29 @@ def values_in_form(fields: Mapping[str, str], form: Form) -> bool:
                 if v is not None and normalise(name, v, form) != v:
                     return False
     return True
+
+
+_SEVERAL = [("#", ""), ("#", "")]  # the tokens of a value that is not one token
+_NUMBER = re.compile(r"[0-9]+")
+
+
+def _single(written: str) -> bool:
+    """Whether a value as written is one token: a braced or quoted string, a number or a
+    macro name (not a ``#`` concatenation)."""
+    c = written[0]
+    if c == "{" or c == '"':
+        inner = written[1:-1]
+        if "{" not in inner and "}" not in inner:
+            return c == "{" or '"' not in inner
+        return braces_balanced(inner) and (c == "{" or _quotable(inner))
+    if "0" <= c <= "9":
+        return _NUMBER.fullmatch(written) is not None
+    return IDENT_RE.fullmatch(written) is not None
+
+
+def _type_as_written(raw: str) -> str:
+    m = re.match(r"@[ \t\r\n]*([^{(\s]+)", raw)
+    return m.group(1).rstrip() if m else ""
 
 
 def _string_value(name: str, value: str, form: Form,

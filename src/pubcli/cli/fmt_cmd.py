@@ -100,7 +100,8 @@ def _one(path: Path, keys: list[str] | None, sort: str | None, *, check: bool, d
 
     form = config.load_config(path).fmt
     write = not (check or diff or dry_run)
-    with store.transaction(path, dry_run=not write, on_wait=common.note) as lib:
+    with store.transaction(path, dry_run=not write, written=True,
+                           on_wait=common.note) as lib:
         plan = fmt_core.plan(lib, form, keys, sort)
         for s in plan.skipped:
             common.warn(f"{shown_path(path)}:{s.line}: left as it is: "

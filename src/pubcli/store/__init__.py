@@ -37,7 +37,7 @@ __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_
 
 # ------------------------------------------------------------------ reading
 def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: bool = True,
-         display: bool = False) -> Library:
+         display: bool = False, written: bool = False) -> Library:
     """Load a library file. Unreadable BibTeX blocks are kept and listed in
     ``library.problems``; only I/O and encoding problems raise.
 
@@ -50,7 +50,7 @@ def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: b
     path = Path(path)
     data, text, bom = read_text(path)
     with gcpause.paused():  # many objects, no cycles: see pubcli.gcpause
-        lib = _load(path, data, text, bom, use_cache, write_cache)
+        lib = _load(path, data, text, bom, use_cache, write_cache, written)
         fresh = display and _cached_rows(lib, len(data), use_cache)
     if display and not fresh:  # computed with the GC on: LaTeX to text makes garbage
         _compute_rows(lib, len(data), use_cache)
@@ -58,7 +58,7 @@ def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: b
 
 
 def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
-          write_cache: bool) -> Library:
+          write_cache: bool, written: bool = False) -> Library:
     parsed = None
     digest = None
     frames = 0
@@ -72,7 +72,7 @@ def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
         parsed = bibtex.parse(text)
         if digest is not None and write_cache:
             frames = cache.write_parse(path, digest, len(data), parsed, text)
-    lib = _library_from(parsed, path, text, bom)
+    lib = _library_from(parsed, path, text, bom, written)
     doc = lib.document
     doc.digest = digest
     doc.cached = frames > 0
@@ -115,8 +115,9 @@ def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
     return _library_from(bibtex.parse(text), Path(path) if path else None, text, bom)
 
 
-def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool) -> Library:
-    for rec in parsed.records:  # how fields were written is read again from the text when
+def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool,
+                  written: bool = False) -> Library:
+    for rec in parsed.records if not written else ():  # how fields were written is read again from the text when
         if rec.source is not None:  # an entry is edited (bibtex.written_fields): a third
             rec.source.fields = None  # of a big library's memory otherwise
     doc = Document(path, text, bom, parsed.newline, parsed.macros, parsed.failed,
@@ -249,7 +250,7 @@ def rewrite(library: Library, edits: list[tuple[int, int, str]],
 
 # ------------------------------------------------------------------ transactions
 @contextlib.contextmanager
-def transaction(path: str | os.PathLike[str], *, dry_run: bool = False,
+def transaction(path: str | os.PathLike[str], *, dry_run: bool = False, written: bool = False,
                 on_wait: Callable[[str], None] | None = None) -> Iterator[Library]:
     """Lock, load, let the caller edit, then save once if anything changed.
 
@@ -260,14 +261,14 @@ def transaction(path: str | os.PathLike[str], *, dry_run: bool = False,
         raise LibraryNotFound("the library path is empty")
     path = Path(path)
     if dry_run:
-        yield load(path)
+        yield load(path, written=written)
         return
     # check we can read (and would be allowed to write) before creating a lock file
     read_text(path)
     check_writable(path)
     with locked(path, on_wait=on_wait):
         clean_stale_temp_files(path)
-        lib = load(path, write_cache=False)  # save() refreshes the cache if anything changed
+        lib = load(path, write_cache=False, written=written)  # save() refreshes the cache
         yield lib
         if lib.changed:
             save(lib)
