@@ -60,11 +60,13 @@ def forms():
 def safety(files: list[Path]) -> dict:
     from fmt_safety import check_text
 
+    from pubcli import fmt, store
     from pubcli.store import read_text
 
     out: dict = {}
     for name, form in forms().items():
-        t = {"files": 0, "refused_not_utf8": 0, "idempotent": 0, "kept_between": 0,
+        t = {"files": 0, "refused_not_utf8": 0, "idempotent": 0, "same_via_load": 0,
+             "kept_between": 0,
              "reading_kept": 0, "entries": 0, "entries_rewritten": 0, "entries_left_alone": 0,
              "readings_changed_beyond_form": 0, "normalised_fields": 0, "errors": [],
              "examples": []}
@@ -80,6 +82,9 @@ def safety(files: list[Path]) -> dict:
             except Exception as exc:  # noqa: BLE001 - counted and shown, never hidden
                 t["errors"].append(f"{path.name}: {exc!r}"[:300])
                 continue
+            # the command's way in: the file loaded with its fields as written kept
+            lib = store.load(path, use_cache=False, written=True)
+            t["same_via_load"] += fmt.plan(lib, form).apply(text) == r["new"]
             t["idempotent"] += r["idempotent"]
             t["kept_between"] += r["kept_between"]
             t["reading_kept"] += not r["reading_changed"]
@@ -302,7 +307,8 @@ def _print_safety(s: dict, n: int) -> None:
     for name, t in s.items():
         f = t["files"]
         print(f"  form '{name}': {f} files read ({t['refused_not_utf8']} not UTF-8, refused); "
-              f"fmt twice = once {t['idempotent']}/{f}; comments/@string/@preamble kept "
+              f"fmt twice = once {t['idempotent']}/{f}; same text through the "
+              f"command's load {t['same_via_load']}/{f}; comments/@string/@preamble kept "
               f"{t['kept_between']}/{f}; BibTeX reading kept beyond the form "
               f"{t['reading_kept']}/{f} files, {t['readings_changed_beyond_form']} field "
               f"readings changed beyond it; {t['entries_rewritten']}/{t['entries']} entries "
