@@ -352,3 +352,13 @@ def test_the_command_formats_a_file_read_from_the_parse_cache_the_same(cli, tmp_
     assert a.read_bytes() == b.read_bytes() != big.encode()
     assert "@misc{k7,\n  title = {T 7},\n  year = {1997},\n  note = {a} # \" b\",\n" \
            "  month = may,\n}" in a.read_text()
+
+
+def test_the_readme_shows_the_defaults_of_the_form():
+    import tomllib
+
+    from pubcli.config import form_from
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```toml\n[fmt]\n", 1)[1].split("```", 1)[0]
+    assert form_from(tomllib.loads(block)) == bibtex.DEFAULT_FORM

@@ -22,7 +22,7 @@ for one folder up (the project root, for the usual ``data/library.bib``)::
     delimiters = "braces"         # or "quotes" (where BibTeX reads it the same)
     align = false                 # the '=' of an entry's fields in one column
     trailing_comma = true
-    order = ["author", "title"]   # these fields first; default: as written
+    order = []                    # e.g. ["author", "title"]: these first, the rest as written
     lowercase = true              # field names and entry types
     blank_lines = 1               # between entries; false: as they are
     sort = "none"                 # or "key", "year" (newest first), "type"
