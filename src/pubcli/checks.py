@@ -27,7 +27,12 @@ What is checked (``code``, severity):
 * ``unknown-area`` (warning): a research area (``keywords``) outside the
   configured vocabulary, when ``areas`` is given;
 * ``possible-duplicate`` (warning): with ``dedupe=True``, entries that
-  :func:`pubcli.dedupe.find_groups` takes for the same publication.
+  :func:`pubcli.dedupe.find_groups` takes for the same publication;
+* ``unprotected-acronym`` (warning): with ``acronyms=True`` (``pubcli check`` when
+  pubcli.toml has a ``[fmt]`` table whose ``protect`` is off), title words in capitals or mixed case (``BERT``,
+  ``iPhone``) without the braces that keep a style from lower-casing them
+  (:func:`pubcli.latex.unprotected_words`; ``pubcli fmt`` braces them with
+  ``protect = "acronyms"``).
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ class Finding:
 
 
 def check(library: Library, *, areas: Sequence[str] | None = None,
-          dedupe: bool = False) -> list[Finding]:
+          dedupe: bool = False, acronyms: bool = False) -> list[Finding]:
     """Every finding for ``library``, sorted by line.
 
     ``areas`` is the configured vocabulary; empty or None skips that check.
@@ -79,6 +84,8 @@ def check(library: Library, *, areas: Sequence[str] | None = None,
             findings += check_record(rec, vocabulary, parents, in_biblatex_file=biblatex)
     if dedupe:
         findings += _duplicates(library)
+    if acronyms:
+        findings += _unprotected(library)
     findings.sort(key=lambda f: f.line)  # stable: per entry, in the order checked
     return findings
 
@@ -160,6 +167,24 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
                 " (add it to areas in pubcli.toml, or fix the entry)"
             add(AREA_FIELD, "unknown-area",
                 f"entry '{rec.key}': area '{area}' is not one of the configured areas{hint}")
+    return out
+
+
+def _unprotected(library: Library) -> list[Finding]:
+    from .bibtex.write import TITLE_FIELDS
+    from .latex import unprotected_words
+
+    out = []
+    for rec in library.records:
+        for name in TITLE_FIELDS:
+            words = unprotected_words(rec.fields.get(name, ""))
+            if words:
+                shown = ", ".join(dict.fromkeys(words))
+                out.append(Finding(rec.line, rec.key, name, "unprotected-acronym",
+                                   f"entry '{rec.key}': {name} words {shown} are not braced, "
+                                   "so styles that lower-case titles lower-case them; brace "
+                                   "them, or set [fmt] protect = \"acronyms\" and run "
+                                   "'pubcli fmt'", WARNING))
     return out
 
 

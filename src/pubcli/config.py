@@ -16,6 +16,22 @@ for one folder up (the project root, for the usual ``data/library.bib``)::
     openalex = "A5023888391"
     private_fields = ["note"]     # also left out of the BibTeX a page visitor copies
     max_authors = 10              # authors a page shows before "... and N more"
+
+    [fmt]                         # the form pubcli writes entries in (pubcli fmt)
+    indent = 2                    # spaces (or "\t"); default: the file's own
+    delimiters = "braces"         # or "quotes" (where BibTeX reads it the same)
+    align = false                 # the '=' of an entry's fields in one column
+    trailing_comma = true
+    order = []                    # e.g. ["author", "title"]: these first, the rest as written
+    lowercase = true              # field names and entry types
+    blank_lines = 1               # between entries; false: as they are
+    sort = "none"                 # or "key", "year" (newest first), "type"
+    months = true                 # month = {May} -> month = may
+    pages = false                 # true: 1-10 -> 1--10
+    bare_doi = false              # true: https://doi.org/10.1/x -> 10.1/x
+    drop = []                     # fields to remove, e.g. ["abstract", "file"]
+    encoding = "none"             # "latex" (Müller -> M{\\"u}ller) or "unicode"
+    protect = "none"              # "acronyms": {BERT}, {GPT}-3 in titles
 """
 
 from __future__ import annotations
@@ -24,8 +40,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, LibraryNotFound
+
+if TYPE_CHECKING:
+    from .bibtex.write import Form
 
 DEFAULT_RELATIVE = Path("data") / "library.bib"
 CONFIG_NAME = "pubcli.toml"
@@ -41,7 +61,15 @@ class Config:
     openalex: str | None = None
     private_fields: list[str] = field(default_factory=list)
     max_authors: int = 10
+    fmt: "Form" = field(default_factory=lambda: _default_form())
+    fmt_given: bool = False  # the settings have a [fmt] table
     path: Path | None = None  # the file the settings came from
+
+
+def _default_form() -> "Form":
+    from .bibtex.write import DEFAULT_FORM
+
+    return DEFAULT_FORM
 
 
 def find_library(explicit: str | os.PathLike[str] | None = None,
@@ -106,7 +134,7 @@ def _read_toml(path: Path) -> dict:
 
 def _config_from(table: dict, path: Path) -> Config:
     known = {"owner", "role", "areas", "orcid", "dblp", "openalex", "private_fields",
-             "max_authors"}
+             "max_authors", "fmt"}
     for k in table:
         if k not in known:
             raise ConfigError(f"unknown setting '{k}' (known: {', '.join(sorted(known))})",
@@ -134,7 +162,72 @@ def _config_from(table: dict, path: Path) -> Config:
         raise ConfigError("must be a whole number of at least 1", path=path,
                           field="max_authors")
     cfg.max_authors = most
+    fmt = table.get("fmt", {})
+    if not isinstance(fmt, dict):
+        raise ConfigError("must be a table ([fmt])", path=path, field="fmt")
+    cfg.fmt = form_from(fmt, path)
+    cfg.fmt_given = "fmt" in table
     return cfg
+
+
+_FMT_CHOICES = {"delimiters": ("braces", "quotes"), "sort": ("none", "key", "year", "type"),
+                "encoding": ("none", "latex", "unicode"), "protect": ("none", "acronyms")}
+_FMT_FLAGS = ("align", "trailing_comma", "lowercase", "months", "pages", "bare_doi")
+
+
+def form_from(table: dict[str, Any], path: Path | None = None) -> "Form":
+    """The :class:`~pubcli.bibtex.write.Form` a ``[fmt]`` table describes (see the
+    module docstring); a wrong key or value is a ConfigError naming it."""
+    from .bibtex.write import FIELD_NAME_RE, Form
+
+    known = set(_FMT_CHOICES) | set(_FMT_FLAGS) | {"indent", "order", "blank_lines", "drop"}
+    for k in table:
+        if k not in known:
+            raise ConfigError(f"unknown setting 'fmt.{k}' (known: {', '.join(sorted(known))})",
+                              path=path, field=f"fmt.{k}")
+    args: dict[str, Any] = {}
+    for k in _FMT_FLAGS:
+        if k in table:
+            if not isinstance(table[k], bool):
+                raise ConfigError("must be true or false", path=path, field=f"fmt.{k}")
+            args[k] = table[k]
+    for k, choices in _FMT_CHOICES.items():
+        if k in table:
+            v = table[k]
+            if v is False:
+                v = "none"
+            if v not in choices:
+                raise ConfigError(f"must be one of {', '.join(map(repr, choices))}", path=path,
+                                  field=f"fmt.{k}")
+            if k == "delimiters":
+                args["quotes"] = v == "quotes"
+            else:
+                args[k] = "" if v == "none" else v
+    if "indent" in table:
+        v = table["indent"]
+        if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 16:
+            v = " " * v
+        if not isinstance(v, str) or v.strip(" \t"):
+            raise ConfigError("must be a number of spaces or a string of spaces and tabs",
+                              path=path, field="fmt.indent")
+        args["indent"] = v
+    if "blank_lines" in table:
+        v = table["blank_lines"]
+        if v is False:
+            args["blank_lines"] = None
+        elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10:
+            args["blank_lines"] = v
+        else:
+            raise ConfigError("must be a number from 0 to 10, or false (kept as they are)",
+                              path=path, field="fmt.blank_lines")
+    for k in ("order", "drop"):
+        if k in table:
+            v = table[k]
+            if not isinstance(v, list) or not all(isinstance(n, str) and FIELD_NAME_RE.match(n)
+                                                  for n in v):
+                raise ConfigError("must be a list of field names", path=path, field=f"fmt.{k}")
+            args[k] = tuple(dict.fromkeys(n.lower() for n in v))
+    return Form(**args)
 
 
 def write_config(path: Path, owner: str | None, role: str | None, areas: list[str]) -> None:

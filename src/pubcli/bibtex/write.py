@@ -3,7 +3,9 @@
 * :func:`patch_entry` edits an entry's text: a changed value replaces that value
   only, a removed field takes its separator with it, a new field is added after
   the last one in the entry's own indentation style;
-* :func:`format_entry` writes a new entry;
+* :func:`format_entry` writes a new entry in a :class:`Form` (``[fmt]`` of pubcli.toml;
+  by default the layout pubcli has always written), :func:`format_written` rewrites an
+  entry read from a file in a form (``pubcli fmt``), keeping what BibTeX reads;
 * :func:`writable` is the one rule for a value pubcli writes: balanced by BibTeX's
   count of braces (every ``{`` and ``}``, backslash or not), so that BibTeX reads
   the field back as meant and nothing after it.
@@ -12,8 +14,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from ..errors import ValidationError
 from ..model import Record
@@ -125,12 +128,107 @@ def check_key(key: str) -> None:
 _MONTH_MACRO_OF = {full: abbr for abbr, full in MONTH_MACROS.items()}
 
 
-def format_value(value: str, name: str = "") -> str:
-    """A value as written in a file: ``{...}``, or the standard macro for a month
-    ("May" -> ``may``, which every BibTeX style turns into its own month name)."""
-    if name == "month" and value in _MONTH_MACRO_OF:
+@dataclass(frozen=True)
+class Form:
+    """How pubcli writes an entry: the canonical form of ``pubcli fmt`` and the form in
+    which add, import, update and sync write new entries and fields (``[fmt]`` in
+    pubcli.toml, read by :func:`pubcli.config.load_config`). The defaults are the
+    layout pubcli has always written.
+
+    Layout (never changes what BibTeX reads): ``indent`` (None: the file's own),
+    ``quotes`` (values in ``"..."`` rather than ``{...}`` where BibTeX reads it the
+    same), ``align`` (``=`` in one column), ``trailing_comma``, ``order`` (these fields
+    first, in this order; the others after them as written), ``lowercase`` (field names
+    and entry types), ``blank_lines`` between entries (None: kept), ``sort``.
+    Normalisations (what BibTeX reads changes, as configured): ``months`` (a month as
+    its macro ``jan``), ``pages`` (ranges with ``--``), ``bare_doi`` (no resolver
+    prefix), ``drop`` (fields removed), ``encoding`` ("latex": Unicode letters as LaTeX
+    accents, "unicode": the other way, "": neither), ``protect`` ("acronyms": the
+    words of a title a style would lower-case are braced).
+    """
+
+    indent: str | None = None
+    quotes: bool = False
+    align: bool = False
+    trailing_comma: bool = True
+    order: tuple[str, ...] = ()
+    lowercase: bool = True
+    blank_lines: int | None = 1
+    sort: str = ""  # "", "key", "year" or "type"
+    months: bool = True
+    pages: bool = False
+    bare_doi: bool = False
+    drop: tuple[str, ...] = ()
+    encoding: str = ""  # "", "latex" or "unicode"
+    protect: str = ""  # "" or "acronyms"
+
+
+DEFAULT_FORM = Form()
+SORTS = ("key", "year", "type")
+ENCODINGS = ("latex", "unicode")
+PROTECTS = ("acronyms",)
+#: fields that are not text (links, identifiers, keys, pubcli's areas): no encoding
+_NOT_TEXT = frozenset({"doi", "eprint", "file", "pdf", "isbn", "issn", "keywords", "crossref",
+                       "xdata", "ids", "related", "key", "slides", "code", "video", "poster"})
+#: the fields whose words protect = "acronyms" braces (the titles styles lower-case)
+TITLE_FIELDS = ("title", "subtitle", "titleaddon")
+# a page range: two page numbers (letters and digits, one digit at least) joined by a
+# hyphen, en or em dash in any of their spellings
+_PAGE_RANGE = re.compile(r"(?<![\w-])([A-Za-z]*[0-9][0-9A-Za-z.]*?)[ \t]*(?:-{1,3}|\u2013|\u2014|"
+                         r"\\textendash(?:\{\}|\b)[ \t]*)[ \t]*([A-Za-z]*[0-9][0-9A-Za-z]*)(?![\w-])")
+
+
+def normalise(name: str, value: str, form: Form = DEFAULT_FORM) -> str:
+    """A field's value (LaTeX, as read) in ``form``: the page range, DOI, encoding and
+    case protection the form asks for (the month macro is :func:`format_value`'s).
+    Idempotent: normalising a normalised value gives it back."""
+    if form.pages and name == "pages":
+        value = _dashed(value)
+    if form.bare_doi and name == "doi":
+        from ..values import parse_doi
+
+        doi = parse_doi(value)
+        if doi is not None and braces_balanced(doi):
+            value = doi
+    if form.encoding and not (name in _NOT_TEXT or name.startswith("url")):
+        from .. import latex
+
+        value = latex.to_latex(value) if form.encoding == "latex" else \
+            latex.to_unicode(value)
+    if form.protect and name in TITLE_FIELDS:
+        from ..latex import protect_case
+
+        value = protect_case(value)
+    return value
+
+
+def in_form(fields: Mapping[str, str], form: Form = DEFAULT_FORM) -> dict[str, str]:
+    """The fields of a new entry as ``form`` writes them: normalised
+    (:func:`normalise`), dropped fields left out. The store gives a new record these
+    fields before writing it, so the library in memory says what the file says."""
+    if form == DEFAULT_FORM:
+        return dict(fields)
+    drop = set(form.drop)
+    return {k: normalise(k, v, form) for k, v in fields.items() if k not in drop}
+
+
+def _dashed(value: str) -> str:
+    return _PAGE_RANGE.sub(r"\1--\2", value)
+
+
+def month_macro(value: str) -> str | None:
+    """The standard macro (``may``) for a month written ``May``, ``may``, ``May.`` or
+    ``5``; None when the value is not one month so written."""
+    if value in _MONTH_MACRO_OF:
         return _MONTH_MACRO_OF[value]
-    return "{" + writable(value) + "}"
+    from ..values import parse_month
+
+    v = value.strip().lower().rstrip(".")
+    n = parse_month(v) if len(v) < 10 else None
+    if n is None:
+        return None
+    abbr = list(MONTH_MACROS)[n - 1]
+    return abbr if v.isdigit() or v in (abbr, MONTH_MACROS[abbr].lower()) else None
 
 
 def _check_written_key(key: str) -> None:
@@ -140,15 +238,232 @@ def _check_written_key(key: str) -> None:
         check_key(key)  # raises, naming what a key may not hold
 
 
-def format_entry(record: Record, *, indent: str = "  ", newline: str = "\n") -> str:
-    """A new entry in the conventional layout: one field per line, ``name = {value}``."""
+def format_value(value: str, name: str = "", form: Form = DEFAULT_FORM) -> str:
+    """A value as written in a file: ``{...}`` (or ``"..."`` in a form with quotes
+    where BibTeX reads it the same), or the standard macro for a month ("May" ->
+    ``may``, which every BibTeX style turns into its own month name)."""
+    if name == "month" and form.months and value in _MONTH_MACRO_OF:
+        return _MONTH_MACRO_OF[value]
+    value = writable(value)
+    if form.quotes and _quotable(value):
+        return '"' + value + '"'
+    return "{" + value + "}"
+
+
+def _quotable(value: str) -> bool:
+    """Whether ``"value"`` reads as ``{value}``: no ``"`` outside braces."""
+    depth = 0
+    for m in _BRACE_OR_QUOTE.finditer(value):
+        g = m.group()
+        if g == '"':
+            if depth == 0:
+                return False
+        else:
+            depth += 1 if g == "{" else -1
+    return True
+
+
+_BRACE_OR_QUOTE = re.compile(r'[{}"]')
+
+
+def _field_lines(items: list[tuple[str, str]], indent: str, form: Form) -> list[str]:
+    """``name = value`` lines (values already written), aligned and comma'd as asked."""
+    width = max((len(n) for n, _ in items), default=0) if form.align else 0
+    out = []
+    for i, (name, written) in enumerate(items):
+        comma = "," if form.trailing_comma or i + 1 < len(items) else ""
+        out.append(f"{indent}{name.ljust(width)} = {written}{comma}")
+    return out
+
+
+def ordered(names: list[str], form: Form) -> list[int]:
+    """Indices of ``names`` in the form's order: the ones ``form.order`` lists first,
+    in its order, then the others as they come."""
+    if not form.order:
+        return list(range(len(names)))
+    rank = {n: i for i, n in enumerate(form.order)}
+    return sorted(range(len(names)), key=lambda i: rank.get(names[i].lower(), len(rank)))
+
+
+def format_entry(record: Record, *, indent: str = "  ", newline: str = "\n",
+                 form: Form = DEFAULT_FORM) -> str:
+    """A new entry in ``form`` (by default the conventional layout: one field per line,
+    ``name = {value}``). ``indent`` is the file's, unless the form sets one."""
     _check_written_key(record.key)
-    lines = [f"@{record.type}{{{record.key},"]
-    for name, value in record.fields.items():
+    indent = form.indent if form.indent is not None else indent
+    items = []
+    for name, value in in_form(record.fields, form).items():
         check_value(record.key, name, value)
-        lines.append(f"{indent}{name} = {format_value(value, name)},")
-    lines.append("}")
+        items.append((name, format_value(value, name, form)))
+    items = [items[i] for i in ordered([n for n, _ in items], form)]
+    lines = [f"@{record.type}{{{record.key},", *_field_lines(items, indent, form), "}"]
     return newline.join(lines)
+
+
+class Rewritten(NamedTuple):
+    """An entry in a form (:func:`rewrite_written`): its text, and the fields whose
+    reading the form changes (name -> the new value; None for a dropped field)."""
+
+    text: str
+    changed: dict[str, str | None]
+
+
+def format_written(raw: str, src: Source, form: Form, macros: Mapping[str, str],
+                   indent: str = "  ", newline: str = "\n") -> str | None:
+    """An entry read from a file, ``raw`` its text, rewritten in ``form`` (see
+    :func:`rewrite_written`); None when it cannot be."""
+    done = rewrite_written(raw, src, form, macros, indent, newline)
+    return done.text if done is not None else None
+
+
+def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str],
+                    indent: str = "  ", newline: str = "\n") -> Rewritten | None:
+    """An entry read from a file, ``raw`` its text, rewritten in ``form``: what each
+    value reads as is kept (macros, ``#`` concatenations and numbers as written, a
+    quoted value braced or a braced one quoted where BibTeX reads it the same), except
+    the normalisations the form asks for (:func:`normalise`, the month macro, dropped
+    fields); the key as written. None when the entry cannot be rewritten (read-only,
+    or not one entry BibTeX reads whole)."""
+    from .read import _command, _Error
+
+    if src.read_only:
+        return None
+    if src.fields is not None:  # as the reader found them in this text
+        fields: list[tuple[str, str]] | tuple[tuple[str, str], ...] = src.fields
+        values = [None if _single(w) else _SEVERAL for _, w in fields]
+        type_written = _type_as_written(raw)
+    else:
+        at = raw.find("@")
+        try:
+            cmd = _command(raw, at, True) if at >= 0 else None
+        except _Error:
+            return None
+        if cmd is None or cmd.kind != "entry" or cmd.end != len(raw):
+            return None
+        fields, values, type_written = cmd.fields, cmd.values, cmd.type_written
+    indent = form.indent if form.indent is not None else indent
+    drop = form.drop
+    lower = form.lowercase
+    plain = not (form.quotes or form.pages or form.bare_doi or form.encoding or form.protect)
+    changed: dict[str, str | None] = {}
+    items: list[tuple[str, str]] = []
+    for (name, written), tokens in zip(fields, values):
+        lname = name.lower()
+        if drop and lname in drop:
+            changed.setdefault(lname, None)
+            continue
+        c = written[0]
+        if tokens is None and c == "{" and plain and lname != "month":
+            items.append((lname if lower else name, written))  # the common case
+            continue
+        one = tokens is None and c in '{"' or tokens is not None and len(tokens) == 1 \
+            and tokens[0][0] == "{"
+        if one:
+            value = written[1:-1] if tokens is None else tokens[0][1]
+            new, reading = _string_value(lname, value, form, macros)
+            if reading != value and lname not in changed:
+                changed[lname] = reading
+        elif lname == "month" and form.months and tokens is None and c not in "0123456789" \
+                and written.lower() in MONTH_MACROS and written.lower() not in macros:
+            new = written.lower()
+        else:
+            new = written  # a number, a macro, a concatenation: as written
+        items.append((lname if lower else name, new))
+    if form.order:
+        items = [items[i] for i in ordered([n for n, _ in items], form)]
+    etype = src.type_written.lower() if lower else type_written
+    key = src.key_written
+    opener, closer = ("{", "}") if "}" not in key else ("(", ")")
+    lines = [f"@{etype}{opener}{key},", *_field_lines(items, indent, form), closer]
+    return Rewritten(newline.join(lines), changed)
+
+
+def canonical_re(form: Form, indent: str, newline: str) -> re.Pattern[str] | None:
+    """A pattern that matches (from its ``@``) an entry :func:`rewrite_written` leaves
+    exactly as it is, for the common layouts: a fast way past the entries already in
+    the form. It may miss some (they go the long way); with the value normalisations
+    of the form (pages, DOIs, encoding, protection), ask :func:`values_in_form` too.
+    None for forms it does not cover (quotes, alignment, a field order)."""
+    if form.quotes or form.align or form.order:
+        return None
+    ind = re.escape(form.indent if form.indent is not None else indent)
+    nl = re.escape(newline)
+    ident = (r"(?![0-9])[^A-Z\x00-\x20\x7f\"#%'(),={}]+" if form.lowercase
+             else r"(?![0-9])[^\x00-\x20\x7f\"#%'(),={}]+")
+    macro = r"(?![0-9])[^\x00-\x20\x7f\"#%'(),={}]+"
+    nested = r"[^{}]*+"
+    for _ in range(4):
+        nested = r"(?:[^{}]++|\{" + nested + r"\})*+"
+    value = r"(?:\{" + nested + r"\}|[0-9]++|" + macro + ")"
+    guard = ""
+    if form.drop:
+        guard += "(?!(?i:" + "|".join(map(re.escape, form.drop)) + ") = )"
+    if form.months:
+        # a month written {May} or as a macro in capitals (JAN) is not in the form
+        guard += (r"(?!(?i:month) = (?:\{\s*(?:[A-Za-z]{3,9}\.?|[0-9]{1,2})\s*\}|"
+                  r"[^{\"0-9,\r\n]*[A-Z]))")
+    one = ind + guard + ident + " = " + value
+    if form.trailing_comma:
+        body = "(?:" + nl + one + ",)*+"
+    else:
+        body = "(?:(?:" + nl + one + ",)*+" + nl + one + ")?"
+    return re.compile("@" + ident + r"\{[^,}\x00-\x20\x7f]++," + body + nl + r"\}")
+
+
+#: the fields each value normalisation of a form can change
+_NORMALISED = {"pages": ("pages",), "bare_doi": ("doi",), "protect": TITLE_FIELDS}
+
+
+def values_in_form(fields: Mapping[str, str], form: Form) -> bool:
+    """Whether :func:`normalise` leaves every value of ``fields`` as it is."""
+    if form.encoding:
+        return all(normalise(k, v, form) == v for k, v in fields.items())
+    for option, names in _NORMALISED.items():
+        if getattr(form, option):
+            for name in names:
+                v = fields.get(name)
+                if v is not None and normalise(name, v, form) != v:
+                    return False
+    return True
+
+
+_SEVERAL = [("#", ""), ("#", "")]  # the tokens of a value that is not one token
+_NUMBER = re.compile(r"[0-9]+")
+
+
+def _single(written: str) -> bool:
+    """Whether a value as written is one token: a braced or quoted string, a number or a
+    macro name (not a ``#`` concatenation)."""
+    c = written[0]
+    if c == "{" or c == '"':
+        inner = written[1:-1]
+        if "{" not in inner and "}" not in inner:
+            return c == "{" or '"' not in inner
+        return braces_balanced(inner) and (c == "{" or _quotable(inner))
+    if "0" <= c <= "9":
+        return _NUMBER.fullmatch(written) is not None
+    return IDENT_RE.fullmatch(written) is not None
+
+
+def _type_as_written(raw: str) -> str:
+    m = re.match(r"@[ \t\r\n]*([^{(\s]+)", raw)
+    return m.group(1).rstrip() if m else ""
+
+
+def _string_value(name: str, value: str, form: Form,
+                  macros: Mapping[str, str]) -> tuple[str, str]:
+    """One string value (its text between the delimiters) in ``form``: as written, and
+    what BibTeX reads from it."""
+    if name == "month" and form.months:
+        abbr = month_macro(value)
+        if abbr is not None and abbr not in macros:
+            return abbr, MONTH_MACROS[abbr]
+    new = normalise(name, value, form)
+    if new != value and not braces_balanced(new):
+        new = value
+    if form.quotes and _quotable(new):
+        return '"' + new + '"', new
+    return "{" + new + "}", new
 
 
 def _locate_fields(raw: str, src: Source) -> list[tuple[int, int, int]] | None:
@@ -177,7 +492,7 @@ def _locate_fields(raw: str, src: Source) -> list[tuple[int, int, int]] | None:
 
 
 def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping[str, str],
-                *, indent: str = "  ") -> str:
+                *, indent: str = "  ", form: Form = DEFAULT_FORM) -> str:
     """Rewrite one entry's text for ``new``, changing as little as possible."""
     if new.key != old.key:
         _check_written_key(new.key)
@@ -189,7 +504,7 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
         if src.read_only:
             raise ValidationError(f"entry '{old.key}' (line {old.line}) has a {src.read_only}; "
                                   "fix it by hand before changing it with pubcli")
-        return format_entry(new, indent=indent, newline=src.newline)
+        return format_entry(new, indent=indent, newline=src.newline, form=form)
     nl = src.newline
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement) on raw
     # key and type
@@ -210,7 +525,7 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
             continue
         if lname in new.fields:
             if new.fields[lname] != old.fields.get(lname):
-                edits.append((vstart, vend, format_value(new.fields[lname], lname)))
+                edits.append((vstart, vend, format_value(new.fields[lname], lname, form)))
         else:
             if i + 1 < n:
                 edits.append((nstart, spans[i + 1][0], ""))
@@ -256,7 +571,7 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
                     at_end.extend(fields)
                     continue
                 at = spans[anchor][2] + comma.end()
-                edits.append((at, at, "".join(f"{nl}{ind}{k}{eq}{format_value(v, k)},"
+                edits.append((at, at, "".join(f"{nl}{ind}{k}{eq}{format_value(v, k, form)},"
                                               for k, v in fields)))
             added = at_end
             last_end = spans[-1][2]
@@ -265,14 +580,14 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
                 pass
             elif trailing:
                 at = last_end + trailing.end()
-                text = "".join(f"{nl}{ind}{k}{eq}{format_value(v, k)}," for k, v in added)
+                text = "".join(f"{nl}{ind}{k}{eq}{format_value(v, k, form)}," for k, v in added)
             else:
                 at = last_end
-                text = "".join(f",{nl}{ind}{k}{eq}{format_value(v, k)}" for k, v in added)
+                text = "".join(f",{nl}{ind}{k}{eq}{format_value(v, k, form)}" for k, v in added)
             if added:
                 edits.append((at, at, text))
         else:
-            return format_entry(new, indent=indent, newline=nl)
+            return format_entry(new, indent=indent, newline=nl, form=form)
     edits.sort(key=lambda e: (e[0], e[1]))
     out = []
     pos = 0

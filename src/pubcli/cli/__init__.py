@@ -22,7 +22,7 @@ from ..errors import ErrorGroup, ExitCode, PubcliError
 
 # Command modules, in --help order. Each defines ``register(app)``.
 COMMANDS = ("init", "add", "import", "show", "edit", "tag", "rename", "remove", "areas",
-            "list", "dedupe", "export", "check", "update", "sync", "completion")
+            "list", "dedupe", "export", "check", "fmt", "update", "sync", "completion")
 
 
 class _Interrupted(Exception):

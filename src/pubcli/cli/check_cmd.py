@@ -64,8 +64,9 @@ def _check_all(targets: list[Path], dedupe: bool):
     for path in targets:
         try:
             lib = store.load(path)
-            areas = config.load_config(path).areas
-            results.append((path, checks.check(lib, areas=areas, dedupe=dedupe)))
+            cfg = config.load_config(path)
+            results.append((path, checks.check(lib, areas=cfg.areas, dedupe=dedupe,
+                                               acronyms=cfg.fmt_given and not cfg.fmt.protect)))
         except PubcliError as exc:
             failures.append(exc)
     return results, failures

@@ -28,16 +28,16 @@ from .document import Document
 from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
                     clean_stale_temp_files, decode, read_text)
 from .lock import lock_path, locked
-from .save import preview, rebase, render, render_plan, source_text
+from .save import form_of, preview, rebase, render, render_plan, rewrite_text, source_text
 
 __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_text", "Document",
-           "Library", "Problem", "UTF8_BOM", "TEMP_SUFFIX", "read_text", "decode",
+           "Library", "Problem", "rewrite", "form_of", "UTF8_BOM", "TEMP_SUFFIX", "read_text", "decode",
            "atomic_write", "clean_stale_temp_files", "lock_path", "locked", "cache_dir"]
 
 
 # ------------------------------------------------------------------ reading
 def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: bool = True,
-         display: bool = False) -> Library:
+         display: bool = False, written: bool = False) -> Library:
     """Load a library file. Unreadable BibTeX blocks are kept and listed in
     ``library.problems``; only I/O and encoding problems raise.
 
@@ -50,7 +50,7 @@ def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: b
     path = Path(path)
     data, text, bom = read_text(path)
     with gcpause.paused():  # many objects, no cycles: see pubcli.gcpause
-        lib = _load(path, data, text, bom, use_cache, write_cache)
+        lib = _load(path, data, text, bom, use_cache, write_cache, written)
         fresh = display and _cached_rows(lib, len(data), use_cache)
     if display and not fresh:  # computed with the GC on: LaTeX to text makes garbage
         _compute_rows(lib, len(data), use_cache)
@@ -58,7 +58,7 @@ def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: b
 
 
 def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
-          write_cache: bool) -> Library:
+          write_cache: bool, written: bool = False) -> Library:
     parsed = None
     digest = None
     frames = 0
@@ -72,7 +72,7 @@ def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
         parsed = bibtex.parse(text)
         if digest is not None and write_cache:
             frames = cache.write_parse(path, digest, len(data), parsed, text)
-    lib = _library_from(parsed, path, text, bom)
+    lib = _library_from(parsed, path, text, bom, written)
     doc = lib.document
     doc.digest = digest
     doc.cached = frames > 0
@@ -115,8 +115,9 @@ def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
     return _library_from(bibtex.parse(text), Path(path) if path else None, text, bom)
 
 
-def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool) -> Library:
-    for rec in parsed.records:  # how fields were written is read again from the text when
+def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool,
+                  written: bool = False) -> Library:
+    for rec in parsed.records if not written else ():  # how fields were written is read again from the text when
         if rec.source is not None:  # an entry is edited (bibtex.written_fields): a third
             rec.source.fields = None  # of a big library's memory otherwise
     doc = Document(path, text, bom, parsed.newline, parsed.macros, parsed.failed,
@@ -227,9 +228,29 @@ def _refresh_rows(library: Library, target: Path, old_digest: str, digest: str, 
                          None)
 
 
+def rewrite(library: Library, edits: list[tuple[int, int, str]],
+            expected: list[list[tuple[str, str, dict[str, str]]]]) -> None:
+    """Write the library's text with ``edits`` made on it (``pubcli fmt``'s plan),
+    atomically, once it reads back as ``expected`` (see
+    :func:`pubcli.store.save.rewrite_text`). Call it inside :func:`transaction`, which
+    holds the lock; the library must have no pending edits of its own, and is not to
+    be used afterwards (load the file again)."""
+    from ..errors import WriteError
+
+    if library.changed:
+        raise WriteError("internal error: rewrite() of a library with pending edits")
+    path = library.path
+    if path is None:
+        raise WriteError("no path to save the library to")
+    if not edits:
+        return
+    text = rewrite_text(library, edits, expected)
+    atomic_write(path, (UTF8_BOM if library.document.bom else b"") + text.encode("utf-8"))
+
+
 # ------------------------------------------------------------------ transactions
 @contextlib.contextmanager
-def transaction(path: str | os.PathLike[str], *, dry_run: bool = False,
+def transaction(path: str | os.PathLike[str], *, dry_run: bool = False, written: bool = False,
                 on_wait: Callable[[str], None] | None = None) -> Iterator[Library]:
     """Lock, load, let the caller edit, then save once if anything changed.
 
@@ -240,14 +261,14 @@ def transaction(path: str | os.PathLike[str], *, dry_run: bool = False,
         raise LibraryNotFound("the library path is empty")
     path = Path(path)
     if dry_run:
-        yield load(path)
+        yield load(path, written=written)
         return
     # check we can read (and would be allowed to write) before creating a lock file
     read_text(path)
     check_writable(path)
     with locked(path, on_wait=on_wait):
         clean_stale_temp_files(path)
-        lib = load(path, write_cache=False)  # save() refreshes the cache if anything changed
+        lib = load(path, write_cache=False, written=written)  # save() refreshes the cache
         yield lib
         if lib.changed:
             save(lib)

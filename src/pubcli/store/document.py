@@ -19,7 +19,7 @@ from ..model import Record
 
 class Document:
     __slots__ = ("path", "text", "bom", "newline", "macros", "failed", "warnings", "digest",
-                 "loaded", "cached", "rows_cached", "frames")
+                 "loaded", "cached", "rows_cached", "frames", "form")
 
     def __init__(self, path: Path | None, text: str, bom: bool, newline: str,
                  macros: dict[str, str], failed: list[bibtex.Failed],
@@ -40,6 +40,9 @@ class Document:
         self.cached = False
         self.rows_cached = False
         self.frames = 0
+        # the form new entries and fields are written in (pubcli.bibtex.Form); None: the
+        # [fmt] of the library's pubcli.toml, looked up when a save needs it
+        self.form: bibtex.Form | None = None
 
     def problems(self, records: list[Record]) -> list[Problem]:
         """What a user should hear about the file: blocks kept verbatim, entries with

@@ -51,6 +51,7 @@ def render_plan(library: Library) -> tuple[str, Plan]:
         return text, plan
     nl = library.document.newline
     macros = library.document.macros
+    form = form_of(library)
     indent = bibtex.detect_indent(text)
     for rec in replaced:
         old = library.original_of(rec)
@@ -58,8 +59,9 @@ def render_plan(library: Library) -> tuple[str, Plan]:
         if old is None or src is None or old == rec:
             continue
         _make_writable(rec, old)
+        _put_in_form(rec, old, form)
         new_raw = bibtex.patch_entry(text[src.start:src.end], src, old, rec, macros,
-                                     indent=indent)
+                                     indent=indent, form=form)
         plan.parsed[id(rec)] = _verify(new_raw, rec, macros, old)
         plan.edits.append((src.start, src.end, new_raw, rec))
     for rec in removed:
@@ -94,7 +96,8 @@ def render_plan(library: Library) -> tuple[str, Plan]:
         chunks = []
         for rec in added:
             _make_writable(rec, None)
-            entry = bibtex.format_entry(rec, indent=indent, newline=nl)
+            _put_in_form(rec, None, form)
+            entry = bibtex.format_entry(rec, indent=indent, newline=nl, form=form)
             plan.parsed[id(rec)] = _verify(entry, rec, macros)
             chunks.append((rec, entry))
         if out and not out.endswith(nl):
@@ -120,6 +123,41 @@ def _make_writable(rec: Record, old: Record | None) -> None:
             if fixed != value:
                 rec.fields[name] = fixed
                 rec.row = None  # the display row, if any, was made from the old value
+
+
+def form_of(library: Library) -> bibtex.Form:
+    """The form this library's new entries and fields are written in: the document's
+    (set by a caller), else the ``[fmt]`` of the library's pubcli.toml."""
+    doc = library.document
+    if doc is not None and doc.form is not None:
+        return doc.form
+    if library.path is None:
+        return bibtex.DEFAULT_FORM
+    from ..config import load_config
+
+    form = load_config(library.path).fmt
+    if doc is not None:
+        doc.form = form
+    return form
+
+
+def _put_in_form(rec: Record, old: Record | None, form: bibtex.Form) -> None:
+    """Normalise the fields this save writes as ``form`` asks (a page range, a DOI...;
+    dropped fields left out), in the record itself, as :func:`_make_writable` does.
+    Fields unchanged since ``old`` are left as they are (``pubcli fmt`` formats them)."""
+    if form == bibtex.DEFAULT_FORM:
+        return
+    new = {k: v for k, v in rec.fields.items() if old is None or old.fields.get(k) != v}
+    if not new:
+        return
+    fixed = bibtex.in_form(new, form)
+    if fixed != new:
+        for k in new:
+            if k not in fixed:
+                del rec.fields[k]
+            else:
+                rec.fields[k] = fixed[k]
+        rec.row = None
 
 
 def _refuse_append_into_open_block(library: Library) -> None:
@@ -209,4 +247,67 @@ def source_text(library: Library, rec: Record) -> str:
     if src is not None and library.original_of(rec) is None:
         return library.document.text[src.start:src.end]
     return bibtex.format_entry(rec, indent=bibtex.detect_indent(library.document.text),
-                               newline=library.document.newline)
+                               newline=library.document.newline, form=form_of(library))
+
+
+def rewrite_text(library: Library, edits: list[tuple[int, int, str]],
+                 expected: list[list[tuple[str, str, dict[str, str]]]]) -> str:
+    """The document's text with ``edits`` ((start, end, new text), sorted, not
+    overlapping: whole entries, runs of them, or the white space between them) made on
+    it, read back and checked against ``expected``: for each edit, (key, type, fields)
+    of the entries its text holds, in order ([] for white space; ``pubcli fmt``'s plan
+    says what it changes). The edited texts are read first, together; when that
+    reading differs (a macro redefined further on), the whole new text is read and
+    must hold the same blocks pubcli cannot read, the same ``@string`` macros and every
+    entry as expected, the ones outside the edits as they were."""
+    text = library.document.text
+    out, pos = [], 0
+    for start, end, new in edits:
+        if start < pos or end < start:
+            raise WriteError("internal check failed: overlapping edits; nothing was written")
+        if not new.strip(" \t\r\n") and text[start:end].strip(" \t\r\n"):
+            raise WriteError("internal check failed: an edit removes text; nothing was written")
+        out.append(text[pos:start])
+        out.append(new)
+        pos = end
+    out.append(text[pos:])
+    new_text = "".join(out)
+    doc = library.document
+    edited = [new for (_, _, new), exp in zip(edits, expected) if exp]
+    want = [e for exp in expected for e in exp]
+    quick = bibtex.parse("\n\n".join(edited), macros=doc.macros)
+    if not quick.failed and [(r.key, r.type, r.fields) for r in quick.records] == want:
+        return new_text
+    parsed = bibtex.parse(new_text)
+    whole = _whole_reading(library, edits, expected)
+    got = [(r.key, r.type, r.fields) for r in parsed.records]
+    if ([f.raw for f in parsed.failed] != [f.raw for f in doc.failed]
+            or parsed.macros != doc.macros or got != whole):
+        bad = next((f"entry '{a[0]}'" for a, b in zip(got, whole) if a != b),
+                   "the file's blocks")
+        raise WriteError(f"internal check failed: {bad} would not read back as planned; "
+                         "nothing was written")
+    return new_text
+
+
+def _whole_reading(library: Library, edits: list[tuple[int, int, str]],
+                   expected: list[list[tuple[str, str, dict[str, str]]]]
+                   ) -> list[tuple[str, str, dict[str, str]]]:
+    """Every entry of the new text as it must read: the ones an edit rewrites as
+    expected (an edit of entries starts where its first entry starts), the others as
+    loaded."""
+    spans = [(s, e, exp) for (s, e, _), exp in zip(edits, expected) if exp]
+    out: list[tuple[str, str, dict[str, str]]] = []
+    k = 0
+    for rec in library.records:
+        src = rec.source
+        if src is None:
+            continue
+        while k < len(spans) and spans[k][1] <= src.start:
+            k += 1
+        if k < len(spans) and spans[k][0] <= src.start and src.end <= spans[k][1]:
+            if src.start == spans[k][0]:
+                out += spans[k][2]
+            continue
+        out.append((rec.key, rec.type, rec.fields))
+    return out
