@@ -588,7 +588,7 @@ class _Reader:
             self.define(cmd)
             return
         why = self.commented_out(cmd)
-        if why and not shadowed:
+        if why:  # kept unread wherever it stands (after a broken entry, on the last line)
             self.fail(cmd.start, cmd.end, why)
             return
         line = self.line_of(cmd.start)
