@@ -46,6 +46,10 @@ class PubcliGroup(TyperGroup):
         if os.environ.get(complete_var or "_PUBCLI_COMPLETE"):  # only when TAB is pressed
             from typer._completion_classes import completion_init
 
+            from .completing import answer_or_fall_through
+
+            answer_or_fall_through(self)  # keys, areas, types, choices: pubcli.complete
+
             completion_init()
         super()._main_shell_completion(ctx_args, prog_name, complete_var)
 

@@ -144,6 +144,9 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
     doc.text = text
     library.mark_saved()
     _refresh_caches(library, target, data, delta)
+    from .. import keyindex
+
+    keyindex.refresh_index(target, library.records)  # keys for TAB, when TAB is used
     return True
 
 
