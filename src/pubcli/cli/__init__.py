@@ -21,7 +21,7 @@ from typer.core import TyperGroup
 from ..errors import ErrorGroup, ExitCode, PubcliError
 
 # Command modules, in --help order. Each defines ``register(app)``.
-COMMANDS = ("init", "add", "import", "show", "edit", "tag", "rename", "remove", "areas",
+COMMANDS = ("init", "add", "import", "show", "edit", "tag", "rename", "remove", "undo", "areas",
             "list", "dedupe", "export", "check", "update", "sync", "completion")
 
 
@@ -71,6 +71,7 @@ class PubcliGroup(TyperGroup):
         # The collector stays on (what a command throws away is collected); the store
         # pauses it while it builds a big library and freezes the result (pubcli.gcpause).
         frozen_before = gc.get_freeze_count()
+        _name_the_command(args)
         try:
             rv = super().main(args=args, prog_name=prog_name or "pubcli",
                               complete_var=complete_var, standalone_mode=False,
@@ -101,6 +102,16 @@ class PubcliGroup(TyperGroup):
         if standalone_mode:
             sys.exit(int(code))
         return int(code)
+
+
+def _name_the_command(args: Sequence[str] | None) -> None:
+    """Tell the undo journal what is running, e.g. "pubcli tag k --add X"."""
+    import shlex
+
+    from ..store import journal
+
+    words = list(sys.argv[1:] if args is None else args)
+    journal.set_command(" ".join(["pubcli", *(shlex.quote(str(w)) for w in words)]))
 
 
 def _report(exc: PubcliError) -> ExitCode:
