@@ -65,7 +65,7 @@ def cli_tab(runner):
 
 
 def test_keys_complete_for_every_command_that_takes_one(cli_tab, library):
-    for cmd in ("show", "edit", "remove", "rename", "tag", "update"):
+    for cmd in ("show", "edit", "remove", "rename", "tag", "update", "open"):
         r = tab(cli_tab, f"pubcli {cmd} -l {library} rajbhandari202")
         assert r.output == "rajbhandari2021zeroinfinity\nrajbhandari2020zero\n", cmd
     r = tab(cli_tab, f"pubcli -l {library} dedupe --explain wang2024zero ruwase200")

@@ -21,7 +21,8 @@ from typer.core import TyperGroup
 from ..errors import ErrorGroup, ExitCode, PubcliError
 
 # Command modules, in --help order. Each defines ``register(app)``.
-COMMANDS = ("init", "add", "import", "show", "edit", "tag", "rename", "remove", "undo", "areas",
+COMMANDS = ("init", "add", "import", "show", "open", "edit", "tag", "rename", "remove", "undo",
+            "areas",
             "list", "dedupe", "export", "check", "update", "sync", "completion")
 
 
