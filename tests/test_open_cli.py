@@ -60,8 +60,8 @@ def opener(tmp_path, monkeypatch):
     (["zero2020"], "https://doi.org/10.1109/SC41405.2020.00024"),
     (["zero2020", "--what", "url"], "https://example.org/zero"),
     (["zero2020", "--what", "code"], "https://github.com/example/zero"),
-    (["zero2020", "-w", "arxiv"], "https://arxiv.org/abs/1910.02054"),
-    (["zero", "-w", "DOI"], "https://doi.org/10.1109/SC41405.2020.00024"),
+    (["zero2020", "--what", "arxiv"], "https://arxiv.org/abs/1910.02054"),
+    (["zero", "--what", "DOI"], "https://doi.org/10.1109/SC41405.2020.00024"),
 ])
 def test_open_hands_the_address_to_the_opener(cli, lib, opener, args, address):
     r = cli("open", *args, "-l", lib)

@@ -17,11 +17,11 @@ def open_command(
     key: str = typer.Argument(..., metavar="KEY",
                               help="The entry's key (a unique prefix will do; KEY@LINE "
                                    "picks one of several entries with the same key)."),
-    what: Optional[str] = typer.Option(None, "--what", "-w", metavar="WHAT",
+    what: Optional[str] = typer.Option(None, "--what", metavar="WHAT",
                                        help="What to open: file, pdf, doi, url, arxiv, code, "
                                             "slides, video... (default: the first of file, "
                                             "pdf, doi, url, arxiv the entry has)."),
-    print_: bool = typer.Option(False, "--print", "-p",
+    print_: bool = typer.Option(False, "--print",
                                 help="Print the address instead of opening it."),
     library: Optional[Path] = common.LibraryOpt,
 ) -> None:
