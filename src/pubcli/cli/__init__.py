@@ -73,6 +73,10 @@ class PubcliGroup(TyperGroup):
         # pauses it while it builds a big library and freezes the result (pubcli.gcpause).
         frozen_before = gc.get_freeze_count()
         _name_the_command(args)
+        if sys.stdin is None:  # started with stdin closed (<&-): reads as empty, never hangs
+            import os
+
+            sys.stdin = open(os.devnull, encoding="utf-8")
         try:
             rv = super().main(args=args, prog_name=prog_name or "pubcli",
                               complete_var=complete_var, standalone_mode=False,
