@@ -145,3 +145,52 @@ def test_the_step_keeps_only_what_changed():
     assert (s.prefix, s.suffix) == (10000, 10006)  # " entry" is shared too
     assert journal.undo_bytes(s, new) == old
     assert journal.undo_bytes(s, new + b" ") is None
+
+
+# ------------------------------------------------------------------ --git
+def _git(folder: Path, *args: str) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
+@pytest.fixture
+def repo(library):
+    folder = library.parent
+    _git(folder, "init", "-q")
+    _git(folder, "config", "user.email", "t@example.org")
+    _git(folder, "config", "user.name", "T")
+    _git(folder, "add", ".")
+    _git(folder, "commit", "-q", "-m", "start")
+    return library
+
+
+def test_git_commits_each_write_with_the_command_as_message(cli, repo):
+    r = cli("--git", "tag", "wang2024zero", "--add", "Computer vision", "-l", repo)
+    assert r.exit_code == 0, r.stderr
+    assert _git(repo.parent, "log", "--format=%s").splitlines() == [
+        f"pubcli --git tag wang2024zero --add 'Computer vision' -l {repo}", "start"]
+    assert _git(repo.parent, "status", "--porcelain", "--", repo.name) == ""
+    cli("edit", "wang2024zero", "--set", "note=x", "-l", repo)  # no --git: not committed
+    assert len(_git(repo.parent, "log", "--format=%s").splitlines()) == 2
+
+
+def test_git_true_in_the_config_commits_every_write(cli, repo):
+    cfg = repo.parent / "pubcli.toml"
+    cfg.write_text(cfg.read_text() + "\ngit = true\n")
+    _git(repo.parent, "commit", "-q", "-am", "config")
+    r = cli("remove", "wang2024zero", "--yes", "-l", repo)
+    assert r.exit_code == 0, r.stderr
+    assert _git(repo.parent, "log", "-1", "--format=%s").startswith(
+        "pubcli remove wang2024zero --yes")
+    r = cli("undo", "-l", repo)  # undo is a write too
+    assert _git(repo.parent, "log", "-1", "--format=%s").startswith("pubcli undo")
+    assert repo.read_bytes() == SHIPPED.read_bytes()
+
+
+def test_git_outside_a_repository_says_the_write_was_done(cli, library):
+    r = cli("--git", "tag", "wang2024zero", "--add", "Computer vision", "-l", library)
+    assert r.exit_code == 2
+    assert "the file was written, but it is not in a git repository" in r.stderr
+    assert b"Computer vision" in library.read_bytes()

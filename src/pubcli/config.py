@@ -16,6 +16,7 @@ for one folder up (the project root, for the usual ``data/library.bib``)::
     openalex = "A5023888391"
     private_fields = ["note"]     # also left out of the BibTeX a page visitor copies
     max_authors = 10              # authors a page shows before "... and N more"
+    git = true                    # commit each write in the library's git repository
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Config:
     openalex: str | None = None
     private_fields: list[str] = field(default_factory=list)
     max_authors: int = 10
+    git: bool = False  # commit each write of the library in its git repository
     path: Path | None = None  # the file the settings came from
 
 
@@ -106,7 +108,7 @@ def _read_toml(path: Path) -> dict:
 
 def _config_from(table: dict, path: Path) -> Config:
     known = {"owner", "role", "areas", "orcid", "dblp", "openalex", "private_fields",
-             "max_authors"}
+             "max_authors", "git"}
     for k in table:
         if k not in known:
             raise ConfigError(f"unknown setting '{k}' (known: {', '.join(sorted(known))})",
@@ -134,6 +136,10 @@ def _config_from(table: dict, path: Path) -> Config:
         raise ConfigError("must be a whole number of at least 1", path=path,
                           field="max_authors")
     cfg.max_authors = most
+    git = table.get("git", False)
+    if not isinstance(git, bool):
+        raise ConfigError("must be true or false", path=path, field="git")
+    cfg.git = git
     return cfg
 
 

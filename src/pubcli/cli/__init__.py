@@ -115,8 +115,21 @@ def _name_the_command(args: Sequence[str] | None) -> None:
 
     from ..store import journal
 
-    words = list(sys.argv[1:] if args is None else args)
-    journal.set_command(" ".join(["pubcli", *(shlex.quote(str(w)) for w in words)]))
+    words = [str(w) for w in (sys.argv[1:] if args is None else args)]
+    journal.set_command(" ".join(["pubcli", *(shlex.quote(w) for w in words)]),
+                        commit=_commit_wanted)
+    _process.git = False  # until the root options say --git
+
+
+def _commit_wanted(path: Path) -> bool:
+    """Commit this write in git? ``pubcli --git``, or ``git = true`` in pubcli.toml."""
+    return _process.git or _config_says_git(path)
+
+
+def _config_says_git(path: Path) -> bool:
+    from .. import config
+
+    return config.load_config(path).git
 
 
 def _report(exc: PubcliError) -> ExitCode:
@@ -168,13 +181,18 @@ def _root(ctx: typer.Context,
           library: Optional[Path] = typer.Option(
               None, "--library", "-l", metavar="PATH",
               help="The .bib file, for every command (default: $PUBCLI_LIBRARY, else "
-                   "data/library.bib found from here upward).")) -> None:
+                   "data/library.bib found from here upward)."),
+          git: bool = typer.Option(False, "--git",
+                                   help="Commit each write of the library in its git "
+                                        "repository, with the command as the message "
+                                        "(always: git = true in pubcli.toml).")) -> None:
     if version:
         from .. import __version__
 
         typer.echo(f"pubcli {__version__}")
         raise typer.Exit(ExitCode.OK)
     ctx.obj = {"library": library}
+    _process.git = git
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit(ExitCode.OK)
@@ -189,6 +207,7 @@ class _Process:
     or in-process (CliRunner, a notebook), where frozen objects must be handed back."""
 
     exits_after_command = False
+    git = False  # --git was given to this command
 
 
 _process = _Process()

@@ -147,6 +147,7 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
     library.mark_saved()
     _refresh_caches(library, target, data, delta)
     journal.record(target, old, data, new_digest=doc.digest)  # for pubcli undo
+    _commit_if_wanted(target)
     from .. import keyindex
 
     keyindex.refresh_index(target, library.records)  # keys for TAB, when TAB is used
@@ -202,7 +203,16 @@ def undo(path: str | os.PathLike[str], *, dry_run: bool = False,
         if not dry_run:
             atomic_write(path, old)
             journal.pop(path)
+            _commit_if_wanted(path)
     return Undone(last, len(steps) - 1)
+
+
+def _commit_if_wanted(path: Path) -> None:
+    """``pubcli --git`` / ``git = true``: commit the write (:mod:`.gitcommit`)."""
+    if journal.wants_commit(path):
+        from .gitcommit import commit
+
+        commit(path, journal.current_command())
 
 
 def _cache_delta(library: Library) -> tuple[list[int], list[int]] | None:

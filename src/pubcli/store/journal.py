@@ -22,7 +22,7 @@ import tempfile
 import time
 import zlib
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from .. import cachedir
 from .cache import digest_of as digest
@@ -30,6 +30,7 @@ from .cache import digest_of as digest
 DEPTH = 10          # writes kept per library
 JOURNAL_FORMAT = 1
 _command: list[str] = []  # what the running command is, for the journal (set by the CLI)
+_commit: list[Callable[[Path], bool]] = []  # whether to commit a write in git (the CLI's)
 
 
 class Step(NamedTuple):
@@ -44,9 +45,15 @@ class Step(NamedTuple):
     middle: bytes          # zlib of the old bytes between them
 
 
-def set_command(words: str) -> None:
-    """Name the command whose writes follow (the CLI calls this once per command)."""
+def set_command(words: str, commit: Callable[[Path], bool] | None = None) -> None:
+    """Name the command whose writes follow (the CLI calls this once per command), and
+    say whether a write of a library should be committed in git (``commit(path)``)."""
     _command[:] = [words]
+    _commit[:] = [commit] if commit else []
+
+
+def wants_commit(path: Path) -> bool:
+    return bool(_commit) and _commit[0](path)
 
 
 def current_command() -> str:
