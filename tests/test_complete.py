@@ -89,6 +89,8 @@ def test_areas_types_and_choices_complete(cli_tab, library):
     assert tab(cli_tab, "pubcli add --type inpro").output == "inproceedings\n"
     assert tab(cli_tab, "pubcli list --by ve").output == "venue\n"
     assert tab(cli_tab, "pubcli show --format bi").output == "bibtex\n"
+    assert tab(cli_tab, "pubcli export html --style ").output.split() == \
+        ["apa", "ieee", "acm", "chicago", "mla"]
 
 
 def test_options_and_files_are_left_to_the_framework(cli_tab, library):
@@ -118,6 +120,10 @@ def test_a_changed_library_is_seen_on_the_next_tab(cli_tab, cli, library):
     index = keyindex.read_index(library, keyindex.stamp(library))
     assert index is not None  # refreshed by the save, no scan needed
     assert [k for k, _, _ in index.starting("newkey")] == ["newkey1", "newkey2"]
+    cli("remove", "wang2024zero", "--yes", "-l", library)  # every line after it moves up
+    index = keyindex.read_index(library, keyindex.stamp(library))
+    assert index is not None
+    assert index.starting("") == [(r.key, r.line, r.type) for r in store.load(library).records]
 
 
 def _process(env: dict, code: str = "") -> subprocess.CompletedProcess:
