@@ -269,3 +269,11 @@ def test_from_refuses_a_broken_or_invalid_entry_with_its_line(cli, library, tmp_
 def test_from_cannot_be_combined_with_record_options(cli, library, tmp_path):
     r = cli("add", "--from", write(tmp_path / "a.bib", BIB), "--title", "X", "-l", library)
     assert r.exit_code == 2 and "--title cannot be combined" in r.stderr
+
+
+def test_a_mistyped_type_gets_one_suggestion_not_the_whole_list(cli, library):
+    r = cli("add", "--type", "artcle", "--title", "X", "--author", "A B", "--year", "2020",
+            "-l", library)
+    assert r.exit_code == 2
+    assert r.stderr == ("error: field 'type': unknown entry type 'artcle'; did you mean "
+                        "'article'? (pass --force to use it anyway)\n")

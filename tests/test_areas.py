@@ -176,8 +176,8 @@ def test_plan_tag_refusals(kw, message):
 
 
 def test_unknown_key_is_not_found_with_a_suggestion():
-    with pytest.raises(NotFound, match="no entry with key 'zero202'.*did you mean 'zero2020'"):
-        A.plan_tag(lib_records(), CONFIG, keys=["zero202"], featured=True)
+    with pytest.raises(NotFound, match="no entry with key 'zeor2020'; did you mean 'zero2020'"):
+        A.plan_tag(lib_records(), CONFIG, keys=["zeor2020"], featured=True)
 
 
 def test_plan_rename_renames_everywhere_and_in_the_config():

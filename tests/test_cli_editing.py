@@ -93,7 +93,7 @@ def test_show_refuses_a_repeated_key_naming_both_lines(cli, dups):
 
 
 def test_show_unknown_key(cli, library):
-    r = cli("show", "wang2024zer", "-l", library)
+    r = cli("show", "wang2024zeor", "-l", library)
     assert r.exit_code == 2 and "did you mean 'wang2024zero'" in r.stderr
 
 
@@ -406,7 +406,7 @@ def test_resolve_key_at_line():
     lib = store.loads(DUPS, "x.bib")
     assert editing.resolve(lib, "smith2020@9").fields["title"] == "Second paper"
     with pytest.raises(NotFound, match="no entry 'smith2020' starts on line 5 "
-                                       r"\(it is on line 2, 9\)"):
+                                       r"\(it is on lines 2 and 9\)"):
         editing.resolve(lib, "smith2020@5")
     with pytest.raises(ValidationError, match="used by 2 entries"):
         editing.resolve(lib, "smith2020")
@@ -508,3 +508,51 @@ def test_show_marks_fields_inherited_through_crossref(cli, tmp_path):
     assert "  year:      2020 (inherited)" in r.stdout
     [data] = json.loads(cli("show", "paper", "-f", "json", "-l", lib).stdout)
     assert data["inherited"]["booktitle"] == "Proc. of Things" and "year" not in data["fields"]
+
+
+# ------------------------------------------------------------ one key resolver
+@pytest.mark.parametrize("args", [
+    ["show", "wang2024"], ["show", "wang2024@5"], ["remove", "wang2024", "--dry-run"],
+    ["rename", "wang2024", "wang2024z", "--dry-run"],
+    ["edit", "wang2024", "--set", "note=x", "--dry-run"],
+    ["tag", "wang2024", "--add", "Computer vision", "--dry-run"],
+])
+def test_every_command_taking_a_key_accepts_a_unique_prefix(cli, library, args):
+    r = cli(*args, "-l", library)
+    assert r.exit_code == 0, r.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["show", "rajb"], ["remove", "rajb", "--yes"], ["rename", "rajb", "x"],
+    ["edit", "rajb", "--set", "note=x"], ["tag", "rajb", "--add", "Computer vision"],
+    ["update", "rajb"], ["dedupe", "--explain", "rajb", "wang2024zero"],
+])
+def test_every_command_refuses_an_ambiguous_prefix_listing_the_keys(cli, library, args):
+    before = library.read_bytes()
+    r = cli(*args, "-l", library)
+    assert r.exit_code == 2
+    assert r.stderr.endswith("error: " + str(library) + ": 'rajb' is the start of 3 keys "
+                             "(rajbhandari2021zeroinfinity, rajbhandari2020zero, "
+                             "rajbhandari2017optimizing); type more of the key\n"), r.stderr
+    assert library.read_bytes() == before
+
+
+@pytest.mark.parametrize("cmd", [["show"], ["remove", "--yes"], ["tag", "--featured"],
+                                 ["update"], ["rename", "-", "new"], ["edit", "-", "--set",
+                                                                      "note=x"]])
+def test_a_mistyped_key_gets_the_same_words_everywhere(cli, library, cmd):
+    args = [a if a != "-" else "wagn2024zero" for a in cmd]
+    if "wagn2024zero" not in args:
+        args.insert(1, "wagn2024zero")
+    r = cli(*args, "-l", library)
+    assert r.exit_code == 2
+    assert r.stderr.endswith(f"{library}: no entry with key 'wagn2024zero'; "
+                             "did you mean 'wang2024zero'?\n"), r.stderr
+
+
+@pytest.mark.parametrize("cmd", [["show"], ["tag", "--featured"]])
+def test_a_wrong_line_gets_the_same_words_everywhere(cli, library, cmd):
+    r = cli(cmd[0], "wang2024zero@99", *cmd[1:], "-l", library)
+    assert r.exit_code == 2
+    assert r.stderr.endswith("no entry 'wang2024zero' starts on line 99 (it is on line 5)\n"), \
+        r.stderr

@@ -196,3 +196,10 @@ def test_bibtex_of_a_crlf_library_on_a_terminal_keeps_its_line_ends(cli, tmp_pat
     lib = write(tmp_path / "c.bib", "@misc{a,\r\n  title = {T},\r\n}\r\n")
     r = cli("list", "-f", "bibtex", "-l", lib, env={"TTY_COMPATIBLE": "1"})
     assert r.stdout_bytes == b"@misc{a,\r\n  title = {T},\r\n}\n"  # (.stdout folds CRLF)
+
+
+def test_an_unknown_area_with_no_close_one_names_the_known_areas(cli, library):
+    r = cli("list", "--area", "Robotics", "-l", library)
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: --area: no entry has the area 'Robotics'; known: "
+                               "'Artificial intelligence', ")

@@ -106,7 +106,7 @@ def test_selection_errors(cli, library):
     assert r.exit_code == 2 and "name the entries by KEY" in r.stderr
     r = cli("tag", "wang2024zero", "-l", library)
     assert r.exit_code == 2 and "nothing to do" in r.stderr
-    r = cli("tag", "wang2024zer", "--add", "Computer vision", "-l", library)
+    r = cli("tag", "wang2024zeor", "--add", "Computer vision", "-l", library)
     assert r.exit_code == 2 and "did you mean 'wang2024zero'" in r.stderr
     r = cli("tag", "wang2024zero", "--all", "--add", "Computer vision", "-l", library)
     assert r.exit_code == 2 and "not both" in r.stderr

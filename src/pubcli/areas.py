@@ -24,19 +24,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .errors import AmbiguousKey, NotFound, ValidationError
+from .errors import ValidationError
 from .latex import fold
 from .library import read_only_reason
-from .refs import ref
-from .similar import closest
+from . import refs
+from .similar import CUTOFF, closest, did_you_mean
 from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
 
 if TYPE_CHECKING:
     from .config import Config
     from .grouping import Filters
 
-SUGGEST_CUTOFF = 75.0  # rapidfuzz ratio (0-100) from which a known area is suggested
-KEY_HINT_CUTOFF = 80.0  # the same, for "did you mean" on a citation key
+SUGGEST_CUTOFF = CUTOFF  # the one "did you mean" cutoff (pubcli.similar)
 
 
 # ------------------------------------------------------------------ names
@@ -93,7 +92,7 @@ def resolve(name: str, known: Sequence[str], *, allow_new: bool = False,
         return Resolved(name, True)
     close = suggest(name, known)
     if close is not None:
-        raise ValidationError(f"{option}: unknown area {name!r}; did you mean {close!r}? "
+        raise ValidationError(f"{option}: unknown area {name!r}{did_you_mean(close)} "
                               "(pass --new to add it as a new area)")
     listed = ", ".join(repr(k) for k in known[:8]) + (", ..." if len(known) > 8 else "")
     raise ValidationError(f"{option}: unknown area {name!r} (known: {listed}); "
@@ -262,46 +261,9 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
 
 def _by_keys(records: Sequence[Record], keys: Sequence[str],
              path: Path | None = None) -> list[Record]:
-    """The entries named by ``keys``; a key several entries use is refused (naming their
-    lines), since changing the first of them would be a guess: ``KEY@LINE`` picks one."""
-    exact: dict[str, list[Record]] = {}
-    for rec in records:
-        exact.setdefault(rec.key, []).append(rec)
-    folded: dict[str, list[Record]] | None = None  # built on the first miss only
-    out: dict[int, Record] = {}
-    for key in keys:
-        found = exact.get(key)
-        if found is None:
-            if folded is None:
-                folded = {}
-                for rec in records:
-                    folded.setdefault(rec.key.casefold(), []).append(rec)
-            found = folded.get(key.casefold())
-        if found is None:
-            found = _at_line(key, exact)
-        if found is None:
-            raise NotFound(f"no entry with key '{key}'{key_hint(key, exact)}; "
-                           "nothing was changed")
-        if len(found) > 1:
-            raise AmbiguousKey(key, found, path=path, hint="name one as " + " or ".join(
-                ref(key, r.line) for r in found))
-        out.setdefault(id(found[0]), found[0])
-    return list(out.values())
-
-
-def _at_line(ref: str, by_key: dict[str, list[Record]]) -> list[Record] | None:
-    """The entry ``KEY@LINE`` names (see :mod:`pubcli.refs`), if any."""
-    from .refs import split_ref
-
-    key, line = split_ref(ref)
-    found = [r for r in by_key.get(key, []) if r.line == line] if line else []
-    return found or None
-
-
-def key_hint(key: str, keys: Iterable[str]) -> str:
-    """" (did you mean 'KEY'?)" for the known key closest to ``key``, or ""."""
-    best = closest(key, keys, cutoff=KEY_HINT_CUTOFF)
-    return f" (did you mean '{best}'?)" if best else ""
+    """The entries named by ``keys`` (:mod:`pubcli.refs`: a key used by several entries
+    is refused, since changing the first of them would be a guess)."""
+    return refs.resolve_many(records, keys, path=path)
 
 
 def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] = (),
@@ -358,8 +320,7 @@ def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *
     used = find_used(old, records)
     if used is None:
         close = suggest(old, library_areas(records))
-        hint = f"; did you mean {close!r}?" if close else ""
-        raise ValidationError(f"--rename: no entry has the area {old!r}{hint}")
+        raise ValidationError(f"--rename: no entry has the area {old!r}{did_you_mean(close)}")
     vocab = vocabulary(config.areas, records)
     if not allow_new and not any(fold(v) == fold(new) for v in vocab):
         close = suggest(new, [v for v in vocab if fold(v) != fold(used)])

@@ -16,6 +16,7 @@ for one folder up (the project root, for the usual ``data/library.bib``)::
     openalex = "A5023888391"
     private_fields = ["note"]     # also left out of the BibTeX a page visitor copies
     max_authors = 10              # authors a page shows before "... and N more"
+    git = true                    # commit each write in the library's git repository
 
     [fmt]                         # the form pubcli writes entries in (pubcli fmt)
     indent = 2                    # spaces (or "\t"); default: the file's own
@@ -63,6 +64,7 @@ class Config:
     max_authors: int = 10
     fmt: "Form" = field(default_factory=lambda: _default_form())
     fmt_given: bool = False  # the settings have a [fmt] table
+    git: bool = False  # commit each write of the library in its git repository
     path: Path | None = None  # the file the settings came from
 
 
@@ -134,7 +136,7 @@ def _read_toml(path: Path) -> dict:
 
 def _config_from(table: dict, path: Path) -> Config:
     known = {"owner", "role", "areas", "orcid", "dblp", "openalex", "private_fields",
-             "max_authors", "fmt"}
+             "max_authors", "fmt", "git"}
     for k in table:
         if k not in known:
             raise ConfigError(f"unknown setting '{k}' (known: {', '.join(sorted(known))})",
@@ -167,6 +169,10 @@ def _config_from(table: dict, path: Path) -> Config:
         raise ConfigError("must be a table ([fmt])", path=path, field="fmt")
     cfg.fmt = form_from(fmt, path)
     cfg.fmt_given = "fmt" in table
+    git = table.get("git", False)
+    if not isinstance(git, bool):
+        raise ConfigError("must be true or false", path=path, field="git")
+    cfg.git = git
     return cfg
 
 

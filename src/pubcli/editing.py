@@ -18,35 +18,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from . import values
-from .errors import AmbiguousKey, LibraryChanged, NotFound, ValidationError
+from . import refs, values
+from .errors import LibraryChanged, ValidationError
 from .library import Library, read_only_reason
 from .model import Record
-from .refs import ref as at_line
-from .refs import split_ref
 
 IDS_FIELD = "ids"  # biblatex: other keys this entry answers to
-KEY_HINT_CUTOFF = 80.0  # how close a mistyped key must be to get a "did you mean"
 
 
 # ------------------------------------------------------------------ finding
 def resolve(lib: Library, ref: str) -> Record:
-    """The one entry ``ref`` names: ``KEY`` (used once) or ``KEY@LINE``."""
-    found = lib.find(ref)
-    if not found:
-        key, line = split_ref(ref)
-        if line:
-            at = [r for r in lib.find(key) if r.line == line]
-            if at:
-                return at[0]
-            lines = ", ".join(str(r.line) for r in lib.find(key))
-            raise NotFound(f"no entry '{key}' starts on line {line}"
-                           + (f" (it is on line {lines})" if lines else ""), path=lib.path)
-        raise NotFound(f"no entry with key '{ref}'{_key_hint(ref, lib)}", path=lib.path)
-    if len(found) > 1:
-        raise AmbiguousKey(ref, found, path=lib.path,
-                           hint="name one as " + " or ".join(at_line(ref, r.line) for r in found))
-    return found[0]
+    """The one entry ``ref`` names: a key, ``KEY@LINE`` or a unique prefix (:mod:`pubcli.refs`)."""
+    return refs.resolve(lib.records, ref, path=lib.path)
 
 
 def editable(lib: Library, ref: str) -> Record:
@@ -60,20 +43,9 @@ def editable(lib: Library, ref: str) -> Record:
     return rec
 
 
-def resolve_many(lib: Library, refs: Sequence[str]) -> list[Record]:
+def resolve_many(lib: Library, names: Sequence[str]) -> list[Record]:
     """Each entry named once, in the order named."""
-    out: dict[int, Record] = {}
-    for ref in refs:
-        rec = resolve(lib, ref)
-        out.setdefault(id(rec), rec)
-    return list(out.values())
-
-
-def _key_hint(key: str, lib: Library) -> str:
-    from .similar import closest
-
-    best = closest(key, dict.fromkeys(lib.keys()), cutoff=KEY_HINT_CUTOFF)
-    return f" (did you mean '{best}'?)" if best else ""
+    return refs.resolve_many(lib.records, names, path=lib.path)
 
 
 def relocate(lib: Library, records: Sequence[Record]) -> list[Record]:

@@ -107,9 +107,12 @@ def check_type(entry_type: str, *, force: bool = False) -> str:
     if not _TYPE_RE.match(t):
         raise ValidationError(f"'{entry_type}' is not a valid entry type name", field="type")
     if t not in KNOWN_TYPES and not force:
-        known = ", ".join(sorted(KNOWN_TYPES))
-        raise ValidationError(f"unknown entry type '{t}' (known: {known}); "
-                              "pass --force to use it anyway", field="type")
+        from .similar import closest, did_you_mean
+
+        near = closest(t, sorted(KNOWN_TYPES))
+        hint = did_you_mean(near) if near else "; common: article, book, inproceedings, misc"
+        raise ValidationError(f"unknown entry type '{t}'{hint} (pass --force to use it "
+                              "anyway)", field="type")
     return t
 
 

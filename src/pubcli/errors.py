@@ -111,5 +111,20 @@ class AmbiguousKey(ValidationError):
                          path=path, line=self.records[0].line or None)
 
 
+class AmbiguousPrefix(ValidationError):
+    """A key prefix that several keys start with, where a command needs one entry."""
+
+    SHOWN = 8  # candidates named in the message
+
+    def __init__(self, prefix: str, keys: Sequence[str], *,
+                 path: str | Path | None = None) -> None:
+        self.prefix = prefix
+        self.keys = list(keys)
+        shown = ", ".join(self.keys[:self.SHOWN])
+        more = f" and {len(self.keys) - self.SHOWN} more" if len(self.keys) > self.SHOWN else ""
+        super().__init__(f"'{prefix}' is the start of {len(self.keys)} keys ({shown}{more}); "
+                         "type more of the key", path=path)
+
+
 class LibraryChanged(PubcliError):
     """The file changed while pubcli was waiting for the user (an editor, a question)."""

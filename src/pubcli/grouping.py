@@ -62,7 +62,7 @@ def check_filters(filters: Filters, records: Sequence[Record]) -> None:
     """Refuse an ``--area`` or ``--type`` that names nothing pubcli knows, with the
     closest known name ("did you mean ...?"), instead of selecting nothing."""
     from .model import AREA_FIELD, KNOWN_TYPES, TYPE_GROUPS, split_areas
-    from .similar import closest
+    from .similar import closest, did_you_mean, known_list
 
     if filters.areas:
         values = dict.fromkeys(r.fields.get(AREA_FIELD) for r in records)  # few distinct
@@ -70,8 +70,10 @@ def check_filters(filters: Filters, records: Sequence[Record]) -> None:
         folded = {fold(a) for a in known}
         for a in filters.areas:
             if fold(a) not in folded:
+                close = closest(a, known, fold=fold)
                 raise ValidationError(f"--area: no entry has the area {a!r}"
-                                      + _did_you_mean(closest(a, known, fold=fold)))
+                                      + (did_you_mean(close) if close
+                                         else known_list(list(dict.fromkeys(known)))))
     if filters.types:
         types = sorted(KNOWN_TYPES | {r.type for r in records})
         names = {t: t for t in types} | {g.lower(): g for g, _ in TYPE_GROUPS} \
@@ -79,12 +81,8 @@ def check_filters(filters: Filters, records: Sequence[Record]) -> None:
         for t in filters.types:
             if t.lower() not in names:
                 raise ValidationError(f"--type: unknown entry type {t!r}"
-                                      + _did_you_mean(closest(t, list(names.values()),
-                                                              fold=str.lower)))
-
-
-def _did_you_mean(name: str | None) -> str:
-    return f"; did you mean {name!r}?" if name else ""
+                                      + did_you_mean(closest(t, list(names.values()),
+                                                             fold=str.lower)))
 
 
 def select(records: Iterable[Record], filters: Filters | None) -> list[Record]:

@@ -37,6 +37,7 @@ class GroupBy(str, Enum):
 
 class ListFormat(str, Enum):
     text = "text"
+    line = "line"
     json = "json"
     csv = "csv"
     keys = "keys"

@@ -141,6 +141,15 @@ def display_name(raw: str) -> str:
     return "et al." if raw.lower() == "others" else parse_name(raw).display
 
 
+@lru_cache(maxsize=1 << 18)
+def family_name(raw: str) -> str:
+    """The family name (von part included) in Unicode of one raw BibTeX name."""
+    if raw.lower() == "others":
+        return "et al."
+    name = parse_name(raw)
+    return " ".join(p for p in (name.von, name.last) if p)
+
+
 @lru_cache(maxsize=1 << 16)
 def is_person(raw: str, person: str) -> bool:
     """Does the raw BibTeX name denote ``person``? (cached name_matches)"""

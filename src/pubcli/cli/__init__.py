@@ -21,8 +21,8 @@ from typer.core import TyperGroup
 from ..errors import ErrorGroup, ExitCode, PubcliError
 
 # Command modules, in --help order. Each defines ``register(app)``.
-COMMANDS = ("init", "add", "import", "show", "edit", "tag", "rename", "remove", "areas",
-            "list", "dedupe", "export", "check", "fmt", "update", "sync", "completion")
+COMMANDS = ("init", "add", "import", "show", "open", "edit", "tag", "rename", "remove", "undo",
+            "areas", "list", "dedupe", "export", "check", "fmt", "update", "sync", "completion")
 
 
 class _Interrupted(Exception):
@@ -46,6 +46,10 @@ class PubcliGroup(TyperGroup):
         if os.environ.get(complete_var or "_PUBCLI_COMPLETE"):  # only when TAB is pressed
             from typer._completion_classes import completion_init
 
+            from .completing import answer_or_fall_through
+
+            answer_or_fall_through(self)  # keys, areas, types, choices: pubcli.complete
+
             completion_init()
         super()._main_shell_completion(ctx_args, prog_name, complete_var)
 
@@ -67,6 +71,11 @@ class PubcliGroup(TyperGroup):
         # The collector stays on (what a command throws away is collected); the store
         # pauses it while it builds a big library and freezes the result (pubcli.gcpause).
         frozen_before = gc.get_freeze_count()
+        _name_the_command(args)
+        if sys.stdin is None:  # started with stdin closed (<&-): reads as empty, never hangs
+            import os
+
+            sys.stdin = open(os.devnull, encoding="utf-8")
         from ..store.files import write_count
 
         writes_before = write_count()
@@ -100,6 +109,29 @@ class PubcliGroup(TyperGroup):
         if standalone_mode:
             sys.exit(int(code))
         return int(code)
+
+
+def _name_the_command(args: Sequence[str] | None) -> None:
+    """Tell the undo journal what is running, e.g. "pubcli tag k --add X"."""
+    import shlex
+
+    from ..store import journal
+
+    words = [str(w) for w in (sys.argv[1:] if args is None else args)]
+    journal.set_command(" ".join(["pubcli", *(shlex.quote(w) for w in words)]),
+                        commit=_commit_wanted)
+    _process.git = False  # until the root options say --git
+
+
+def _commit_wanted(path: Path) -> bool:
+    """Commit this write in git? ``pubcli --git``, or ``git = true`` in pubcli.toml."""
+    return _process.git or _config_says_git(path)
+
+
+def _config_says_git(path: Path) -> bool:
+    from .. import config
+
+    return config.load_config(path).git
 
 
 def _report(exc: PubcliError) -> ExitCode:
@@ -164,13 +196,18 @@ def _root(ctx: typer.Context,
           library: Optional[Path] = typer.Option(
               None, "--library", "-l", metavar="PATH",
               help="The .bib file, for every command (default: $PUBCLI_LIBRARY, else "
-                   "data/library.bib found from here upward).")) -> None:
+                   "data/library.bib found from here upward)."),
+          git: bool = typer.Option(False, "--git",
+                                   help="Commit each write of the library in its git "
+                                        "repository, with the command as the message "
+                                        "(always: git = true in pubcli.toml).")) -> None:
     if version:
         from .. import __version__
 
         typer.echo(f"pubcli {__version__}")
         raise typer.Exit(ExitCode.OK)
     ctx.obj = {"library": library}
+    _process.git = git
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit(ExitCode.OK)
@@ -185,6 +222,7 @@ class _Process:
     or in-process (CliRunner, a notebook), where frozen objects must be handed back."""
 
     exits_after_command = False
+    git = False  # --git was given to this command
 
 
 _process = _Process()

@@ -102,6 +102,7 @@ def add_command(
     path = common.library_path(library)
     cfg = config.load_config(path)
     if from_ is not None:
+        dialogues.say_when_reading_a_terminal(from_, "paste BibTeX, end with Ctrl-D")
         text = importers.read_input(from_, sys.stdin)
         make_plan = partial(entries.plan_add_bibtex, text, source=from_, areas=area or [],
                             featured=featured, force=force, allow_new=new, strict=strict)

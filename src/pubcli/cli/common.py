@@ -126,6 +126,53 @@ SearchOpt = typer.Option(None, "--search", "-s",
                               "words (case- and accent-insensitive).")
 
 
+NoPagerOpt = typer.Option(False, "--no-pager",
+                          help="Do not page a long listing on a terminal (the pager is "
+                               "$PAGER, else 'less -FRX').")
+
+
+def page(text: str) -> None:
+    """Write ``text`` to stdout, through a pager when stdout is a terminal and the text is
+    taller than it (as git does: $PAGER, else ``less -FRX``; PAGER=cat or an empty
+    PAGER turns it off). Without a pager program the text is written as it is."""
+    import shlex
+    import shutil
+    import subprocess
+
+    try:
+        real_terminal = sys.stdout.isatty()  # a pager needs one (TTY_COMPATIBLE is not one)
+    except (AttributeError, ValueError):
+        real_terminal = False
+    if not (real_terminal and text.count("\n") >= shutil.get_terminal_size().lines):
+        sys.stdout.write(text)
+        return
+    pager = os.environ.get("PAGER")
+    cmd = shlex.split(pager) if pager is not None else ["less", "-FRX"]
+    if not cmd or cmd == ["cat"] or shutil.which(cmd[0]) is None:
+        sys.stdout.write(text)
+        return
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRX")
+    sys.stdout.flush()
+    try:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, env=env)
+    except OSError:
+        sys.stdout.write(text)
+        return
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(text.encode("utf-8", "surrogateescape"))
+        proc.stdin.close()
+    except BrokenPipeError:  # the reader quit the pager early
+        pass
+    while True:
+        try:
+            proc.wait()
+            break
+        except KeyboardInterrupt:  # Ctrl-C belongs to the pager while it runs
+            continue
+
+
 def echo(text: str) -> None:
     """Text for stdout (a diff, a listing), cleaned of control characters."""
     if text:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import typer
 
-from ..errors import LibraryChanged, NotFound, ValidationError
+from ..errors import LibraryChanged, ValidationError
 from . import common
 
 if TYPE_CHECKING:
@@ -278,14 +278,9 @@ def _show_on_stderr(n: int, total: int, g: "Group") -> None:
 
 # ---------------------------------------------------------------- explain, weights
 def _one(lib: "Library", key: str):
-    found = lib.find(key)
-    if not found:
-        raise NotFound(f"no entry with key '{key}'", path=lib.path)
-    if len(found) > 1:
-        from ..errors import AmbiguousKey
+    from .. import refs
 
-        raise AmbiguousKey(key, found, path=lib.path)
-    return found[0]
+    return refs.resolve(lib.records, key, path=lib.path)
 
 
 def _report(path: Path, threshold: float | None, explain: Optional[Tuple[str, str]],

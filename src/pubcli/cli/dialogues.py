@@ -28,6 +28,12 @@ def stdin_is_terminal() -> bool:
         return False
 
 
+def say_when_reading_a_terminal(source: str, what: str) -> None:
+    """``--from -`` / ``import -`` on a terminal waits for typing: say so, once."""
+    if source == "-" and stdin_is_terminal():
+        common.note(what + (" (Ctrl-Z then Enter on Windows)" if os.name == "nt" else ""))
+
+
 def confirm(question: str, *, default: bool = False) -> bool:
     """Ask a yes/no question on stderr; an empty answer is ``default``; end of input
     is "no"."""
@@ -50,11 +56,14 @@ def confirm(question: str, *, default: bool = False) -> bool:
 
 # ------------------------------------------------------------------ the editor
 def editor_command() -> list[str]:
-    """$VISUAL, else $EDITOR, else vi, split as a shell would."""
+    """$VISUAL, else $EDITOR, else vi (on a terminal only), split as a shell would."""
     for var in ("VISUAL", "EDITOR"):
         value = os.environ.get(var, "").strip()
         if value:
             return shlex.split(value)
+    if not stdin_is_terminal():  # vi would start into a pipe and wait there
+        raise PubcliError("no editor: $VISUAL and $EDITOR are unset and stdin is not a "
+                          "terminal; set EDITOR, or change fields with --set/--unset")
     return ["vi"]
 
 
@@ -204,7 +213,11 @@ def choose(question: str, choices: Sequence[str], default: str) -> str:
         line = sys.stdin.readline()
         if not line:
             sys.stderr.write("\n")
-            raise typer.Abort()
+            if stdin_is_terminal():
+                raise typer.Abort()
+            raise PubcliError("aborted: the input ended before an answer (stdin is not a "
+                              "terminal: pass --yes to go without questions); nothing was "
+                              "written")
         answer = line.strip().lower() or default
         if answer in choices:
             return answer

@@ -81,6 +81,9 @@ def import_command(
     """
     from .. import config, importers, store
 
+    from .dialogues import say_when_reading_a_terminal
+
+    say_when_reading_a_terminal(source, "paste BibTeX or a publications list, end with Ctrl-D")
     text = importers.read_input(source, sys.stdin)
     path = common.library_path(library)
     cfg = config.load_config(path)

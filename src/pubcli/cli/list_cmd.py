@@ -21,7 +21,8 @@ def list_command(
     format: ListFormat = typer.Option(
         ListFormat.text, "--format", "-f",
         help="text: tables on a terminal (stacked when narrow), one line per publication "
-             "when piped (with --style: one reference per line); json, csv, keys, bibtex, "
+             "when piped (with --style: one reference per line); line: key, year, first "
+             "author, title, one short line each; json, csv, keys, bibtex, "
              "csl-json: for programs."),
     area: Optional[List[str]] = common.AreaOpt,
     type_: Optional[List[str]] = common.TypeOpt,
@@ -33,6 +34,7 @@ def list_command(
                                              "(default: owner in pubcli.toml)."),
     style: Optional[CitationStyle] = StyleOpt,
     csl: Optional[Path] = CslOpt,
+    no_pager: bool = common.NoPagerOpt,
     library: Optional[Path] = common.LibraryOpt,
 ) -> None:
     """List the publications, grouped by year, area, type or venue.
@@ -46,6 +48,8 @@ def list_command(
     Examples:
 
         pubcli list --by area
+
+        pubcli list --format line --search zero
 
         pubcli list --year 2015..2020 --search "deep learning" --format json
 
@@ -67,7 +71,11 @@ def list_command(
     if format is ListFormat.csl_json or style is not None or csl is not None:
         sys.stdout.write(_csl_listing(groups, format, style, csl, owner or cfg.owner, by))
         return
-    sys.stdout.write(_render(groups, by, format, owner or cfg.owner, lib))
+    text = _render(groups, by, format, owner or cfg.owner, lib)
+    if format in (ListFormat.text, ListFormat.line) and not no_pager:
+        common.page(text)
+    else:
+        sys.stdout.write(text)
 
 
 def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) -> str:
@@ -80,6 +88,9 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
         return render.as_csv(groups, by)
     if format is ListFormat.keys:
         return render.as_keys(groups)
+    if format is ListFormat.line:
+        return render.lines(groups, common.terminal_width() if common.stdout_is_terminal()
+                            else None)
     if format is ListFormat.bibtex:
         # piped too: control characters never reach a text output (README)
         return render.clean(render.as_bibtex(groups, lambda r: store.source_text(lib, r)))
@@ -93,6 +104,8 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
     if not render.fits_table(groups, width):
         return render.stacked(groups, by, owner, width=width, bold=bold)
     if rows > RICH_TABLE_LIMIT:
+        common.note(f"{rows} publications: one plain line each instead of tables (tables "
+                    f"stop at {RICH_TABLE_LIMIT}; --format line is shorter)")
         return render.plain(groups, by, owner, bold=bold)
     from rich.console import Console
 

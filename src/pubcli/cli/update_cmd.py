@@ -65,16 +65,10 @@ def update_command(
 
 
 def _select(lib, keys: list[str], filters, grouping) -> list:
-    from ..errors import NotFound
+    from .. import refs
 
     if keys:
-        out = []
-        for key in keys:
-            found = lib.find(key)
-            if not found:
-                raise NotFound(f"no entry with key '{key}'", path=lib.path)
-            out += found
-        return grouping.select(out, filters)
+        return grouping.select(refs.Keys(lib.records, path=lib.path).sharing(keys), filters)
     return grouping.select(lib.records, filters)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 _HOME = {
     "github_annotation": "ci", "shown_path": "ci",
     "as_bibtex": "listing", "as_csv": "listing", "as_json": "listing", "as_keys": "listing",
-    "fits_table": "listing", "heading": "listing", "plain": "listing",
+    "fits_table": "listing", "heading": "listing", "lines": "listing", "plain": "listing",
     "record_dict": "listing", "stacked": "listing", "tables": "listing",
     "clean": "text", "csv_cell": "text", "json_safe": "text", "one_line": "text",
 }

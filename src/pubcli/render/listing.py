@@ -5,6 +5,7 @@
   terminal (keys are never cut);
 * :func:`plain`: one line per publication under a heading per group, for pipes
   and very long listings (no ANSI codes, greppable);
+* :func:`lines`: one short line per publication (``--format line``);
 * :func:`as_json`, :func:`as_csv`, :func:`as_keys`, :func:`as_bibtex`: the
   machine formats of ``pubcli list --format``.
 
@@ -152,6 +153,42 @@ def _plain_lines(groups: Groups, by: GroupBy, owner: str | None) -> str:
             append(clean(f"  {year or '----'} | {title or '(no title)'} | {who} | {venue} | "
                          f"{', '.join(areas)} | {rec.key}"))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+KEY_COLUMN = 28     # at most this wide; a longer key is shown whole and pushes the rest
+AUTHOR_COLUMN = 18
+
+
+def lines(groups: Groups, width: int | None = None) -> str:
+    """One short line per publication (each once, in the groups' order): key, year, first
+    author, title; cut to ``width`` columns (None: not cut). Keys are never cut."""
+    from ..names import family_name
+
+    recs = unique_records(groups)
+    cells = []
+    for rec in recs:
+        title, raw, _, _, year, _, _, _ = rec.row or row_of(rec)
+        if not raw:
+            who = ""
+        elif len(raw) == 1:
+            who = family_name(raw[0])
+        elif len(raw) == 2:
+            who = f"{family_name(raw[0])} & {family_name(raw[1])}"
+        else:
+            who = f"{family_name(raw[0])} et al."
+        cells.append((clean(rec.key), str(year or "----"), clean(who),
+                      clean(title) or "(no title)"))
+    kw = min(max((len(c[0]) for c in cells), default=0), KEY_COLUMN)
+    aw = min(max((len(c[2]) for c in cells), default=0), AUTHOR_COLUMN)
+    out = []
+    for key, year, who, title in cells:
+        if len(who) > aw:
+            who = who[:aw - 1] + "…"
+        line = f"{key:<{kw}}  {year}  {who:<{aw}}  {title}"
+        if width is not None and len(line) > width:
+            line = line[:max(width - 1, len(key))] + "…"
+        out.append(line.rstrip())
+    return "".join(o + "\n" for o in out)
 
 
 def record_dict(rec: Record) -> dict:

@@ -17,12 +17,12 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 from .. import bibtex, gcpause
 from ..errors import LibraryNotFound
 from ..library import Library, Problem
-from . import cache
+from . import cache, journal
 from .cache import cache_dir
 from .document import Document
 from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
@@ -31,8 +31,9 @@ from .lock import lock_path, locked
 from .save import form_of, preview, rebase, render, render_plan, rewrite_text, source_text
 
 __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_text", "Document",
-           "Library", "Problem", "rewrite", "form_of", "UTF8_BOM", "TEMP_SUFFIX", "read_text", "decode",
-           "atomic_write", "clean_stale_temp_files", "lock_path", "locked", "cache_dir"]
+           "Library", "Problem", "rewrite", "form_of", "UTF8_BOM", "TEMP_SUFFIX", "read_text",
+           "decode", "atomic_write", "clean_stale_temp_files", "lock_path", "locked", "cache_dir",
+           "undo", "history", "Undone"]
 
 
 # ------------------------------------------------------------------ reading
@@ -139,13 +140,80 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
     doc = library.document
     text, plan = render_plan(library)
     data = (UTF8_BOM if doc.bom else b"") + text.encode("utf-8")
+    old = _bytes_now(target)
     atomic_write(target, data)
     delta = _cache_delta(library) if path is None else None
     rebase(library, text, plan)
     doc.text = text
     library.mark_saved()
     _refresh_caches(library, target, data, delta)
+    journal.record(target, old, data, new_digest=doc.digest)  # for pubcli undo
+    _commit_if_wanted(target)
+    from .. import keyindex
+
+    keyindex.refresh_index(target, library.records)  # keys for TAB, when TAB is used
     return True
+
+
+def _bytes_now(path: Path) -> bytes | None:
+    """The file's bytes just before a write (for the undo journal); None when new."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return None
+
+
+# ------------------------------------------------------------------ undo
+class Undone(NamedTuple):
+    """What :func:`undo` put back: the write undone and how many steps are left."""
+
+    step: journal.Step
+    left: int
+
+
+def history(path: str | os.PathLike[str]) -> list[journal.Step]:
+    """The writes pubcli can undo in the library at ``path``, oldest first."""
+    return journal.steps(Path(path))
+
+
+def undo(path: str | os.PathLike[str], *, dry_run: bool = False,
+         on_wait: Callable[[str], None] | None = None) -> Undone:
+    """Put back the exact bytes the library had before pubcli's last write to it.
+    Refused when there is nothing to undo, or when the file changed since that write."""
+    from ..errors import ValidationError
+
+    path = Path(path)
+    read_text(path)  # a missing or unreadable library: its own error
+    if not dry_run:
+        check_writable(path)
+    with contextlib.ExitStack() as stack:
+        if not dry_run:
+            stack.enter_context(locked(path, on_wait=on_wait))
+        steps = journal.steps(path)
+        if not steps:
+            raise ValidationError(f"nothing to undo: pubcli has no write of this file on record "
+                                  f"(it keeps the last {journal.DEPTH})", path=path)
+        last = steps[-1]
+        old = journal.undo_bytes(last, path.read_bytes())
+        if old is None or not last.before:
+            raise ValidationError(f"the file changed since pubcli's last write to it "
+                                  f"({last.what}); nothing was restored (undo only puts "
+                                  "back what pubcli itself wrote)", path=path)
+        if not dry_run:
+            atomic_write(path, old)
+            journal.pop(path)
+            _commit_if_wanted(path)
+    return Undone(last, len(steps) - 1)
+
+
+def _commit_if_wanted(path: Path) -> None:
+    """``pubcli --git`` / ``git = true``: commit the write (:mod:`.gitcommit`)."""
+    if journal.wants_commit(path):
+        from .gitcommit import commit
+
+        commit(path, journal.current_command())
 
 
 def _cache_delta(library: Library) -> tuple[list[int], list[int]] | None:

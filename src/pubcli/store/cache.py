@@ -26,7 +26,6 @@ import functools
 import hashlib
 import marshal
 import os
-import stat
 import struct
 import sys
 import tempfile
@@ -35,6 +34,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import __version__, bibtex
+from ..cachedir import cache_dir, cache_file, disabled  # noqa: F401 - re-exported
+from ..cachedir import private as _private
 from ..model import Record
 
 CACHE_FORMAT = 6
@@ -45,36 +46,6 @@ _HEAD = struct.Struct("<II")  # payload length, CRC-32 of the payload
 
 def digest_of(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("PUBCLI_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    root = Path(base) if base else Path.home() / ".cache"
-    return root / "pubcli" if not os.environ.get("PUBCLI_CACHE_DIR") else root
-
-
-def cache_file(path: Path, suffix: str = ".marshal") -> Path:
-    name = hashlib.sha1(os.path.realpath(path).encode("utf-8", "surrogateescape")).hexdigest()
-    return cache_dir() / f"{name}{suffix}"
-
-
-def disabled() -> bool:
-    return bool(os.environ.get("PUBCLI_NO_CACHE"))
-
-
-def _private(p: Path, *, is_dir: bool) -> bool:
-    """True when ``p`` belongs to us and nobody else can write it."""
-    try:
-        st = p.lstat()
-    except OSError:
-        return False
-    if is_dir and not stat.S_ISDIR(st.st_mode):
-        return False
-    if not is_dir and not stat.S_ISREG(st.st_mode):
-        return False
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        return False
-    return not (st.st_mode & 0o022)
 
 
 @functools.lru_cache(maxsize=4)

@@ -1,0 +1,162 @@
+"""The undo journal: the last few writes of a library, enough to put back the exact
+bytes the file had before each of them.
+
+One private file per library beside the caches (:mod:`pubcli.cachedir`, suffix
+``.undo``). Each :class:`Step` keeps what a write replaced, not the whole file: the
+write's new bytes share a prefix and a suffix with the old ones (a save rewrites
+only the changed entries), so a step holds the lengths of those two and the old
+middle, compressed, plus the digests of the file before and after. Undoing a step
+needs the file to be exactly what that write left (its digest): a file changed
+since, by hand or by another program, is refused, never overwritten.
+
+Undo pops a step: undoing again goes one write further back. The undo itself is
+not journaled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import tempfile
+import time
+import zlib
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+from .. import cachedir
+from .cache import digest_of as digest
+
+DEPTH = 10          # writes kept per library
+JOURNAL_FORMAT = 1
+_command: list[str] = []  # what the running command is, for the journal (set by the CLI)
+_commit: list[Callable[[Path], bool]] = []  # whether to commit a write in git (the CLI's)
+
+
+class Step(NamedTuple):
+    """One write: how to get the bytes before it back from the bytes after it."""
+
+    when: float            # seconds since the epoch
+    what: str              # the command that wrote, e.g. "pubcli tag k --add X"
+    before: str            # digest of the file before the write ("" when it was new)
+    after: str             # digest of the file the write left
+    prefix: int            # bytes shared at the start
+    suffix: int            # bytes shared at the end
+    middle: bytes          # zlib of the old bytes between them
+
+
+def set_command(words: str, commit: Callable[[Path], bool] | None = None) -> None:
+    """Name the command whose writes follow (the CLI calls this once per command), and
+    say whether a write of a library should be committed in git (``commit(path)``)."""
+    _command[:] = [words]
+    _commit[:] = [commit] if commit else []
+
+
+def wants_commit(path: Path) -> bool:
+    return bool(_commit) and _commit[0](path)
+
+
+def current_command() -> str:
+    return _command[0] if _command else "a pubcli write"
+
+
+def _shared_prefix(a: bytes, b: bytes) -> int:
+    """Length of the longest common prefix, by halving (each comparison is a memcmp)."""
+    lo, hi = 0, min(len(a), len(b))
+    va, vb = memoryview(a), memoryview(b)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if va[lo:mid] == vb[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _shared_suffix(a: bytes, b: bytes, limit: int) -> int:
+    lo, hi = 0, min(len(a), len(b)) - limit
+    va, vb = memoryview(a), memoryview(b)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if va[len(a) - mid:len(a) - lo] == vb[len(b) - mid:len(b) - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def step(old: bytes | None, new: bytes, what: str, *, old_digest: str | None = None,
+         new_digest: str | None = None) -> Step:
+    """The step that turns ``new`` back into ``old`` (None: the file did not exist);
+    digests already known are passed in (a big file's costs tens of milliseconds)."""
+    base = old or b""
+    p = _shared_prefix(base, new)
+    s = _shared_suffix(base, new, p)
+    before = "" if old is None else old_digest or digest(old)
+    return Step(time.time(), what, before, new_digest or digest(new), p, s,
+                zlib.compress(base[p:len(base) - s], 1))
+
+
+def undo_bytes(st: Step, current: bytes) -> bytes | None:
+    """The bytes before the write, from the bytes it left; None if they do not match."""
+    if digest(current) != st.after:
+        return None
+    old = current[:st.prefix] + zlib.decompress(st.middle) + current[len(current) - st.suffix:]
+    return old if digest(old) == st.before else None
+
+
+# ------------------------------------------------------------------ the file
+def _file(path: Path) -> Path:
+    return cachedir.cache_file(path, ".undo")
+
+
+def steps(path: Path) -> list[Step]:
+    """The kept steps of the library at ``path``, oldest first."""
+    f = _file(path)
+    if not (cachedir.private(f.parent, is_dir=True) and cachedir.private(f, is_dir=False)):
+        return []
+    try:
+        fmt, items = marshal.loads(f.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return []
+    if fmt != JOURNAL_FORMAT:
+        return []
+    try:
+        return [Step(*i) for i in items]
+    except TypeError:
+        return []
+
+
+def _write(path: Path, items: list[Step]) -> None:
+    cdir = cachedir.make_private_dir()
+    if cdir is None:
+        return
+    f = _file(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=cdir, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(marshal.dumps((JOURNAL_FORMAT, [tuple(i) for i in items[-DEPTH:]])))
+            os.replace(tmp, f)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        pass  # a journal we cannot write only means no undo for this write
+
+
+def record(path: Path, old: bytes | None, new: bytes, *, new_digest: str | None = None) -> None:
+    """Keep the step of a write of ``new`` over ``old`` (called by the store, locked)."""
+    if old == new:
+        return
+    items = steps(path)
+    old_digest = None if old is None else digest(old)
+    if items and items[-1].after != old_digest:
+        items = []  # the file changed outside pubcli: older steps no longer lead back
+    _write(path, [*items, step(old, new, current_command(), old_digest=old_digest,
+                               new_digest=new_digest)])
+
+
+def pop(path: Path) -> None:
+    _write(path, steps(path)[:-1])
