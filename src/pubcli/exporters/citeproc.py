@@ -51,7 +51,8 @@ def format_bibliography(items: Sequence[dict], style: Path, *, locale: str | Non
                 "--csl", str(style), "-M", "link-bibliography=false"]
         if locale:
             args += ["-M", f"lang={locale}"]
-        out = pandoc.run(args, _DOC)
+        # a big bibliography on a busy machine: minutes, not a hang
+        out = pandoc.run(args, _DOC, timeout=max(600.0, 0.5 * len(items)))
     return read_references(json.loads(out), numbers=numbers)
 
 

@@ -826,6 +826,7 @@ class _Cache:
 
 
 _Prepared = tuple[str, list[dict], list[list[str]], list[Record]]  # digest, items, math, recs
+BATCH = 500  # references per pandoc call at most (a unit larger than that is one call)
 
 
 class Styler:
@@ -927,36 +928,46 @@ class Styler:
         return self._alone
 
     def _format(self, missing: list[_Prepared], cache: _Cache) -> None:
+        """Format units: several per pandoc call (up to BATCH references) when the style
+        cannot tie one unit's references to another's, else one call each; two calls
+        at a time (citeproc's disambiguation grows faster than linearly, so a 10k
+        bibliography in batches costs less than in one call)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        if self.substitutes:
+            batches = [[p] for p in missing]
+        else:
+            batches, size = [], 0
+            for p in missing:
+                if not batches or size + len(p[1]) > BATCH:
+                    batches.append([])
+                    size = 0
+                batches[-1].append(p)
+                size += len(p[1])
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            for done in pool.map(self._format_batch, batches):
+                cache.units.update(done)
+        cache.dirty = True
+
+    def _format_batch(self, batch: list[_Prepared]) -> dict[str, list]:
+        """One pandoc call for ``batch``: ids made unique across its units, the results
+        split back by unit."""
         from .citeproc import format_bibliography
 
-        if not self.substitutes and len(missing) > 1:
-            # one call: ids made unique across units, results split back by unit
-            allitems, where = [], {}
-            for n, (digest, items_, _, _) in enumerate(missing):
-                for it in items_:
-                    uid = f"u{n}-{it['id']}"
-                    where[uid] = (digest, it["id"])
-                    allitems.append(dict(it, id=uid))
-            refs = format_bibliography(allitems, self.path, locale=self.locale)
-            per: dict[str, list] = {d: [] for d, *_ in missing}
-            info = {(d, it["id"]): (it, math) for d, items_, maths, _ in missing
-                    for it, math in zip(items_, maths)}
-            for ref in refs:
-                digest, ident = where[ref.id]
-                per[digest].append(_stored(ident, ref.runs, *info[(digest, ident)]))
-            for digest, refs_ in per.items():
-                cache.units[digest] = refs_
-        else:
-            from concurrent.futures import ThreadPoolExecutor
-
-            def one(p: _Prepared) -> tuple[str, list]:
-                refs = format_bibliography(p[1], self.path, locale=self.locale)
-                info = {it["id"]: (it, math) for it, math in zip(p[1], p[2])}
-                return p[0], [_stored(r.id, r.runs, *info[r.id]) for r in refs]
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                for digest, refs_ in pool.map(one, missing):
-                    cache.units[digest] = refs_
-        cache.dirty = True
+        allitems, where = [], {}
+        for n, (digest, items_, _, _) in enumerate(batch):
+            for it in items_:
+                uid = f"u{n}-{it['id']}" if len(batch) > 1 else it["id"]
+                where[uid] = (digest, it["id"])
+                allitems.append(dict(it, id=uid))
+        refs = format_bibliography(allitems, self.path, locale=self.locale)
+        per: dict[str, list] = {d: [] for d, *_ in batch}
+        info = {(d, it["id"]): (it, math) for d, items_, maths, _ in batch
+                for it, math in zip(items_, maths)}
+        for ref in refs:
+            digest, ident = where[ref.id]
+            per[digest].append(_stored(ident, ref.runs, *info[(digest, ident)]))
+        return per
 
     # -- cache
     def _cache_file(self) -> Path:
