@@ -93,6 +93,13 @@ def test_areas_types_and_choices_complete(cli_tab, library):
         ["apa", "ieee", "acm", "chicago", "mla"]
 
 
+def test_ids_complete_from_the_config(cli_tab, library):
+    cfg = library.parent / "pubcli.toml"
+    cfg.write_text(cfg.read_text() + '\norcid = "0000-0002-1825-0097"\n')
+    assert tab(cli_tab, f"pubcli sync -l {library} --orcid ").output == "0000-0002-1825-0097\n"
+    assert tab(cli_tab, f"pubcli sync -l {library} --orcid 9").output == "\n"
+
+
 def test_options_and_files_are_left_to_the_framework(cli_tab, library):
     assert "--format" in tab(cli_tab, f"pubcli show -l {library} --f").output
     assert tab(cli_tab, "pubcli init ").output.strip() == ""  # a path: the shell's files

@@ -194,3 +194,13 @@ def test_git_outside_a_repository_says_the_write_was_done(cli, library):
     assert r.exit_code == 2
     assert "the file was written, but it is not in a git repository" in r.stderr
     assert b"Computer vision" in library.read_bytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300), st.binary(max_size=40), st.binary(max_size=40),
+       st.binary(max_size=300))
+def test_a_step_undoes_any_change(head, old_mid, new_mid, tail):
+    old, new = head + old_mid + tail, head + new_mid + tail
+    s = journal.step(old, new, "x")
+    assert s.prefix + s.suffix <= min(len(old), len(new))
+    assert journal.undo_bytes(s, new) == old

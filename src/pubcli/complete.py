@@ -35,6 +35,8 @@ KINDS: dict[tuple[str, str], str] = {
     ("open", "key"): "keys", ("dedupe", "--explain"): "keys",
     ("*", "--area"): "areas", ("tag", "--add"): "areas", ("tag", "--remove"): "areas",
     ("tag", "--rename"): "areas", ("*", "--type"): "types",
+    ("sync", "--orcid"): "config:orcid", ("sync", "--dblp"): "config:dblp",
+    ("sync", "--openalex"): "config:openalex", ("*", "--owner"): "config:owner",
 }
 LIBRARY_OPTIONS = ("--library", "-l")
 
@@ -86,6 +88,21 @@ def area_candidates(library: Path | None, index: Index | None,
     return [Candidate(a) for f, a in folded.items() if f.startswith(want)]
 
 
+def config_candidates(library: Path | None, name: str, incomplete: str) -> list[Candidate]:
+    """The value ``name`` has in the library's pubcli.toml (an ORCID, a dblp id...)."""
+    from .config import load_config
+    from .errors import PubcliError
+
+    if library is None:
+        return []
+    try:
+        value = getattr(load_config(library), name, None)
+    except PubcliError:
+        return []
+    return [Candidate(value, f"{name} in pubcli.toml")] if isinstance(value, str) and \
+        value.startswith(incomplete) else []
+
+
 def type_candidates(incomplete: str) -> list[Candidate]:
     from .schema import KNOWN_TYPES
 
@@ -127,11 +144,15 @@ def answer(grammar: dict, args: Sequence[str], incomplete: str) -> list[Candidat
     if kind == "types":
         return type_candidates(incomplete)
     path = find_library(library)
+    if kind.startswith("config:"):
+        return config_candidates(path, kind.partition(":")[2], incomplete)
     index = index_of(path, areas=kind == "areas") if path is not None else None
     if kind == "keys":
         return key_candidates(index, incomplete) if index is not None else []
     if kind == "areas":
         return area_candidates(path, index, incomplete)
+    if kind.startswith("config:"):
+        return config_candidates(path, kind.partition(":")[2], incomplete)
     return None
 
 

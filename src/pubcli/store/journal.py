@@ -60,13 +60,20 @@ def current_command() -> str:
     return _command[0] if _command else "a pubcli write"
 
 
+_CHUNK = 1 << 16  # bytes compared at a time before halving
+
+
 def _shared_prefix(a: bytes, b: bytes) -> int:
-    """Length of the longest common prefix, by halving (each comparison is a memcmp)."""
-    lo, hi = 0, min(len(a), len(b))
-    va, vb = memoryview(a), memoryview(b)
+    """Length of the longest common prefix: whole chunks compared first, then halving
+    inside the first chunk that differs (each comparison is one memcmp)."""
+    n = min(len(a), len(b))
+    lo = 0
+    while lo + _CHUNK <= n and a[lo:lo + _CHUNK] == b[lo:lo + _CHUNK]:
+        lo += _CHUNK
+    hi = min(lo + _CHUNK, n)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if va[lo:mid] == vb[lo:mid]:
+        if a[lo:mid] == b[lo:mid]:
             lo = mid
         else:
             hi = mid - 1
@@ -74,11 +81,16 @@ def _shared_prefix(a: bytes, b: bytes) -> int:
 
 
 def _shared_suffix(a: bytes, b: bytes, limit: int) -> int:
-    lo, hi = 0, min(len(a), len(b)) - limit
-    va, vb = memoryview(a), memoryview(b)
+    """Length of the longest common suffix, not reaching into the first ``limit`` bytes."""
+    n = min(len(a), len(b)) - limit
+    la, lb = len(a), len(b)
+    lo = 0
+    while lo + _CHUNK <= n and a[la - lo - _CHUNK:la - lo] == b[lb - lo - _CHUNK:lb - lo]:
+        lo += _CHUNK
+    hi = min(lo + _CHUNK, n)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if va[len(a) - mid:len(a) - lo] == vb[len(b) - mid:len(b) - lo]:
+        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
             lo = mid
         else:
             hi = mid - 1
