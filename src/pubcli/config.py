@@ -250,6 +250,22 @@ def write_config(path: Path, owner: str | None, role: str | None, areas: list[st
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def _areas_list(cfg: Config) -> tuple[Any, Any]:
+    """The config file as a tomlkit document (comments and layout kept) and its ``areas``
+    list (None when there is no file or no list)."""
+    import tomlkit
+
+    if cfg.path is None:
+        return None, None
+    try:
+        text = cfg.path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=cfg.path) from None
+    doc = tomlkit.parse(text)
+    table = doc.get("tool", {}).get("pubcli") if cfg.path.name == "pyproject.toml" else doc
+    return doc, (table.get("areas") if table is not None else None)
+
+
 def rename_area(cfg: Config, old: str, new: str) -> bool:
     """Rename area ``old`` to ``new`` in the ``areas`` list of the config file, keeping
     its comments and layout (tomlkit); when ``new`` is listed too, ``old`` is dropped.
@@ -259,16 +275,8 @@ def rename_area(cfg: Config, old: str, new: str) -> bool:
     from .latex import fold
     from .store import atomic_write
 
-    if cfg.path is None:
-        return False
-    try:
-        text = cfg.path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=cfg.path) from None
-    doc = tomlkit.parse(text)
-    table = doc.get("tool", {}).get("pubcli") if cfg.path.name == "pyproject.toml" else doc
-    areas = table.get("areas") if table is not None else None
-    if areas is None:
+    doc, areas = _areas_list(cfg)
+    if areas is None or cfg.path is None:
         return False
     at = next((i for i, a in enumerate(areas) if fold(" ".join(str(a).split())) == fold(old)),
               None)
@@ -291,16 +299,10 @@ def add_areas(cfg: Config, names: list[str]) -> list[str]:
     from .latex import fold
     from .store import atomic_write
 
-    if cfg.path is None or not names:
+    if not names:
         return []
-    try:
-        text = cfg.path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=cfg.path) from None
-    doc = tomlkit.parse(text)
-    table = doc.get("tool", {}).get("pubcli") if cfg.path.name == "pyproject.toml" else doc
-    areas = table.get("areas") if table is not None else None
-    if areas is None:
+    doc, areas = _areas_list(cfg)
+    if areas is None or cfg.path is None:
         return []
     have = {fold(" ".join(str(a).split())) for a in areas}
     added = []
