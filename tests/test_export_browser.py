@@ -416,14 +416,22 @@ def test_controls_on_a_phone_are_at_least_24_px(exported, opened):
 
 
 def test_search_highlights_the_matched_words(exported, opened):
+    import time
+
+    def until(expr: str) -> None:  # page.evaluate: not subject to the page's CSP
+        for _ in range(100):
+            if p.page.evaluate(expr):
+                return
+            time.sleep(0.05)
+        raise AssertionError(expr)
     p = opened(exported())
     p.page.fill("#q", "zero")
-    p.page.wait_for_function("CSS.highlights.has('q') && CSS.highlights.get('q').size > 0")
+    until("() => CSS.highlights.has('q') && CSS.highlights.get('q').size > 0")
     texts = p.page.evaluate(
-        "Array.from(CSS.highlights.get('q')).map(r => r.toString().toLowerCase())")
+        "() => Array.from(CSS.highlights.get('q')).map(r => r.toString().toLowerCase())")
     assert texts and set(texts) == {"zero"}
     p.page.fill("#q", "")
-    p.page.wait_for_function("!CSS.highlights.has('q')")
+    until("() => !CSS.highlights.has('q')")
     assert not p.errors
 
 
