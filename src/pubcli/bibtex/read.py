@@ -383,9 +383,21 @@ def parse(text: str, *, fast: bool = True, macros: Mapping[str, str] | None = No
         return _Reader(text, fast, macros).run()
 
 
-def written_fields(raw: str) -> tuple[tuple[str, str], ...] | None:
-    """(name as written, value as written) of the one entry ``raw``; None if it is not
-    one readable entry."""
+@dataclass(frozen=True, slots=True)
+class EntryText:
+    """One entry's text as BibTeX reads it: the type and fields as written, each field's
+    tokens (None for a single token), and where the entry's text ends."""
+
+    type_written: str
+    key: str
+    fields: tuple[tuple[str, str], ...]
+    values: tuple[list[tuple[str, str]] | None, ...]
+    end: int
+
+
+def read_entry(raw: str) -> EntryText | None:
+    """The entry whose ``@`` comes first in ``raw``; None when BibTeX reports an error in
+    it or it is not an entry (an @string, @preamble or @comment)."""
     at = raw.find("@")
     if at < 0:
         return None
@@ -395,7 +407,14 @@ def written_fields(raw: str) -> tuple[tuple[str, str], ...] | None:
         return None
     if cmd.kind != "entry":
         return None
-    return tuple(cmd.fields)
+    return EntryText(cmd.type_written, cmd.key, tuple(cmd.fields), tuple(cmd.values), cmd.end)
+
+
+def written_fields(raw: str) -> tuple[tuple[str, str], ...] | None:
+    """(name as written, value as written) of the one entry ``raw``; None if it is not
+    one readable entry."""
+    entry = read_entry(raw)
+    return entry.fields if entry is not None else None
 
 
 class _Reader:

@@ -324,23 +324,20 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
     the normalisations the form asks for (:func:`normalise`, the month macro, dropped
     fields); the key as written. None when the entry cannot be rewritten (read-only,
     or not one entry BibTeX reads whole)."""
-    from .read import _command, _Error
+    from .read import read_entry
 
     if src.read_only:
         return None
     if src.fields is not None:  # as the reader found them in this text
-        fields: list[tuple[str, str]] | tuple[tuple[str, str], ...] = src.fields
-        values = [None if _single(w) else _SEVERAL for _, w in fields]
+        fields: tuple[tuple[str, str], ...] = src.fields
+        values: tuple[list[tuple[str, str]] | None, ...] = tuple(
+            None if _single(w) else _SEVERAL for _, w in fields)
         type_written = _type_as_written(raw)
     else:
-        at = raw.find("@")
-        try:
-            cmd = _command(raw, at, True) if at >= 0 else None
-        except _Error:
+        entry = read_entry(raw)
+        if entry is None or entry.end != len(raw):
             return None
-        if cmd is None or cmd.kind != "entry" or cmd.end != len(raw):
-            return None
-        fields, values, type_written = cmd.fields, cmd.values, cmd.type_written
+        fields, values, type_written = entry.fields, entry.values, entry.type_written
     indent = form.indent if form.indent is not None else indent
     drop = form.drop
     lower = form.lowercase
