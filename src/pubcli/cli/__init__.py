@@ -36,6 +36,12 @@ class _PipeClosed(Exception):
 class PubcliGroup(TyperGroup):
     """Runs every command inside pubcli's error boundary (CliRunner included)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from .helptext import use_example_formatter
+
+        use_example_formatter(self)  # examples wrap between shell words, not in quotes
+
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
 
