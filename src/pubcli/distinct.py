@@ -1,4 +1,4 @@
-"""Remembered "these are not duplicates" decisions.
+"""Remembered "these are not duplicates" decisions (and import's "the same work").
 
 When a user marks two entries as distinct (``pubcli dedupe --merge``, answer
 "distinct"), the pair is written to a small text file beside the library,

@@ -49,6 +49,7 @@ from .names import PARTICLES, SUFFIXES, bibtex_name, known_names
 if TYPE_CHECKING:
     from .config import Config
     from .dedupe import Match
+    from .progress import Progress
 
 _MONTH_WORDS = {
     **{m.lower(): i for i, m in enumerate(MONTH_NAMES, 1)},
@@ -447,7 +448,8 @@ def _same_entry(rec: Record, titleless: Mapping[str, Sequence[Record]]) -> Recor
 def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = False,
          add_near: bool = False, areas: Sequence[str] = (),
          review_threshold: float = REVIEW_THRESHOLD, strict: bool = False,
-         digest: str | None = None, decisions: Decisions | None = None) -> list[Outcome]:
+         digest: str | None = None, decisions: Decisions | None = None,
+         progress: Progress | None = None) -> list[Outcome]:
     """Decide, item by item, what an import does.
 
     Each item is matched (with :func:`pubcli.dedupe.find_matches`) against the
@@ -470,13 +472,16 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     not to duplicate does not count; an item judged the same work as a library entry
     is a duplicate of it. An item without a title is a duplicate of a library entry
     without one that says all it says (:func:`_same_entry`: a crossref parent).
+    ``progress`` hears how many items are judged (:mod:`pubcli.progress`).
     """
     from . import entries
     from .dedupe import find_matches
     from .inherit import Inheritance
     from .keys import taken_keys
+    from .progress import stepper
     from .schema import biblatex_file
 
+    tick = stepper(progress, "matching against the library", len(items))
     taken = taken_keys(library)
     pool: list[Record] = list(library)
     parents = Inheritance([*(i.record for i in items), *library])  # crossref/xdata targets
@@ -499,7 +504,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
         name = decision_key(rec)
         return [m for m in found if not decided.judged_distinct(name, m.record.key)]
 
-    for item in items:
+    for done, item in enumerate(items):
+        tick(done)
         rec = entries.apply_extras(item.record, areas)
         earlier_verdict = by_key.get(decided.same.get(decision_key(rec).casefold(), "")
                                      .casefold())
@@ -561,6 +567,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
         out.append(outcome)
         pool.append(rec)
         incoming[id(rec)] = outcome
+    tick(len(items))
     return out
 
 
@@ -700,7 +707,8 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
                 fmt: str = "auto", areas: Sequence[str] = (), allow_new: bool = False,
                 add_near: bool = False, force: bool = False, strict: bool = False,
                 areas_from_keywords: bool = False, digest: str | None = None,
-                decisions: Decisions | None = None) -> ImportPlan:
+                decisions: Decisions | None = None,
+                progress: Progress | None = None) -> ImportPlan:
     """Read ``text`` (from ``source``, "-" for stdin) as ``fmt`` and decide what an
     import into ``library`` does (see :func:`plan`). ``areas`` are names as typed,
     resolved against the vocabulary (``allow_new`` accepts new ones). Names in a
@@ -733,7 +741,7 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
 
         digest = digest_of(f"{digest}\0".encode() + text.encode("utf-8", "surrogateescape"))
     outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen,
-                    strict=strict, digest=digest, decisions=decisions)
+                    strict=strict, digest=digest, decisions=decisions, progress=progress)
     warnings += outcome_warnings(outcomes, where)
     result = ImportPlan(outcomes, warnings, where, got.unread)
     _sort_keywords(result, library, config, adopt=areas_from_keywords)

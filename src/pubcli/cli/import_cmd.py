@@ -101,11 +101,13 @@ def import_command(
     decisions = importers.Decisions(frozenset(distinct.load(path)), distinct.load_same(path))
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
         common.report_problems(lib)
-        plan = importers.plan_import(text, lib.records, cfg, source=source,
-                                     fmt=format_.value, areas=area or [], allow_new=new,
-                                     add_near=add_near, force=force, strict=strict,
-                                     areas_from_keywords=areas_from_keywords,
-                                     digest=lib.document.digest, decisions=decisions)
+        with common.progress_bar("matching against the library") as progress:
+            plan = importers.plan_import(text, lib.records, cfg, source=source,
+                                         fmt=format_.value, areas=area or [], allow_new=new,
+                                         add_near=add_near, force=force, strict=strict,
+                                         areas_from_keywords=areas_from_keywords,
+                                         digest=lib.document.digest, decisions=decisions,
+                                         progress=progress)
         for line in plan.warnings:
             common.warn(line)
         _review_near(plan, lib, skip_all=skip_near, ask=source != "-" and not dry_run)
