@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 from pubcli import store
-from pubcli.latex import fold, to_text
-from pubcli.names import split_authors
+from pubcli.text.latex import fold, to_text
+from pubcli.schema.names import split_authors
 
 from .conftest import SEED_PAGE, SHIPPED, write
 

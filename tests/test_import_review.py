@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from pubcli import distinct, store
+from pubcli import store
+from pubcli.usecases import distinct
 
 from .conftest import write
 from .test_import_cli import BIB

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 import sys
 
-from pubcli import importers
+from pubcli.usecases import importing as importers
 from pubcli.cli import common
-from pubcli.model import Record
+from pubcli.schema.model import Record
 from pubcli.progress import stepper
 
 from .conftest import write

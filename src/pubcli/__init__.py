@@ -26,16 +26,16 @@ def __getattr__(name: str):  # lazy re-exports keep `pubcli --help` fast
         from . import store
         return getattr(store, name)
     if name == "Library":
-        from .library import Library
+        from pubcli.store.library import Library
         return Library
     if name in {"Record", "GroupBy"}:
-        from . import model
+        from pubcli.schema import model
         return getattr(model, name)
     if name in {"group", "select", "Filters"}:
-        from . import grouping
+        from pubcli.usecases import grouping
         return getattr(grouping, name)
     if name in {"find_library", "load_config", "Config"}:
-        from . import config
+        from pubcli.local import config
         return getattr(config, name)
     if name == "PubcliError":
         from .errors import PubcliError

@@ -88,8 +88,12 @@ def import_command(
 
         pubcli import colleague.bib --area "Systems and networking"
     """
-    from .. import config, distinct, importers, store
-    from ..errors import ValidationError
+    from pubcli import store
+    from pubcli.errors import ValidationError
+    from pubcli.local import config
+    from pubcli.usecases import distinct
+    from pubcli.usecases import importing as importers
+
     from .dialogues import say_when_reading_a_terminal
 
     if add_near and skip_near:
@@ -129,7 +133,8 @@ def import_command(
 def _review_near(plan, lib, *, skip_all: bool, ask: bool) -> None:
     """The held-back near-duplicates' verdicts: all "the same work" with --skip-near,
     else asked one by one when stdin and stderr are a terminal (never otherwise)."""
-    from .. import importers
+    from pubcli.usecases import importing as importers
+
     from .dialogues import stdin_is_terminal
 
     held = [o for o in plan.outcomes if o.status == importers.NEAR and not o.added]
@@ -144,9 +149,10 @@ def _review_near(plan, lib, *, skip_all: bool, ask: bool) -> None:
 
 
 def _ask_near(o, n: int, total: int, where: str) -> str:
-    from .. import importers
-    from ..render.entry import field_text
-    from ..render.text import one_line
+    from pubcli.render.entry import field_text
+    from pubcli.render.text import one_line
+    from pubcli.usecases import importing as importers
+
     from .dialogues import choose
 
     def brief(rec) -> str:
@@ -175,7 +181,7 @@ def _stderr_is_terminal() -> bool:
 
 def _remember(path: Path, different: list, same: list) -> None:
     """Keep the verdicts beside the library, and say where."""
-    from .. import distinct
+    from pubcli.usecases import distinct
 
     if different:
         n = len(distinct.add(path, different))
@@ -191,8 +197,8 @@ def _remember(path: Path, different: list, same: list) -> None:
 
 def _row(o) -> tuple[str, ...]:
     """STATUS, KEY, YEAR, TITLE, MATCH/PROBLEM, LINE for one outcome."""
-    from ..importers import HELD, INVALID, NEAR, NEW, SAME
-    from ..latex import to_text
+    from pubcli.text.latex import to_text
+    from pubcli.usecases.importing import HELD, INVALID, NEAR, NEW, SAME
 
     if o.status in (INVALID, HELD):
         ref = o.problem
@@ -215,7 +221,7 @@ def _row(o) -> tuple[str, ...]:
 
 
 def _report(plan, dry_run: bool) -> None:
-    from .. import importers
+    from pubcli.usecases import importing as importers
 
     common.print_rows(["Status", "Key", "Year", "Title", "Match / problem", "Line"],
                       [list(_row(o)) for o in plan.outcomes])

@@ -8,8 +8,8 @@ from typing import List, Optional
 
 import typer
 
-from ..model import GroupBy, ListFormat
-from ..styles import CitationStyle
+from pubcli.schema.model import GroupBy, ListFormat
+from pubcli.exporters.styles import CitationStyle
 from . import common
 from .export_cmd import CslOpt, StyleOpt
 
@@ -55,9 +55,10 @@ def list_command(
 
         pubcli list --style apa > publications.txt
     """
-    from .. import config, store
-    from ..grouping import group, select
-    from ..inherit import publications
+    from pubcli.local import config
+    from pubcli import store
+    from pubcli.usecases.grouping import group, select
+    from pubcli.schema.inherit import publications
 
     path = common.library_path(library)
     cfg = config.load_config(path)
@@ -121,7 +122,7 @@ def _csl_listing(groups, format: ListFormat, style, csl, owner, by) -> str:
     from .. import render
     from ..errors import ValidationError
     from ..exporters import csl as cslmod
-    from ..grouping import unique_records
+    from pubcli.usecases.grouping import unique_records
 
     if format is ListFormat.csl_json:
         if style is not None or csl is not None:

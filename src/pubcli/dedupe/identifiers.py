@@ -6,7 +6,7 @@ import html
 import re
 from typing import Mapping
 
-from .. import values
+from pubcli.schema import values
 from .normalise import _NUMBER_WORDS, normalise
 
 _ARXIV_NEW_RE = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
@@ -19,7 +19,7 @@ BOOKLIKE = frozenset({"book", "mvbook", "collection", "mvcollection", "proceedin
 
 def normalise_doi(value: str | None) -> str:
     """``https://doi.org/10.1000/ABC.`` -> ``10.1000/abc``: the DOI a field holds, in the
-    form two DOIs compare in (:mod:`pubcli.values` reads it); "" when there is none."""
+    form two DOIs compare in (:mod:`pubcli.schema.values` reads it); "" when there is none."""
     if not value:
         return ""
     doi = values.find_doi(html.unescape(value) if "&" in value else value)

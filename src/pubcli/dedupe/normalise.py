@@ -15,7 +15,7 @@ from typing import Sequence
 from rapidfuzz import fuzz as _fuzz
 from rapidfuzz.distance import OSA as _OSA
 
-from ..latex import to_text
+from pubcli.text.latex import to_text
 
 # ---------------------------------------------------------------- normalising
 _TAG_RE = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
@@ -56,7 +56,7 @@ _COMMAND_RE = re.compile(r"\\[A-Za-z]+\*?|\\\\|\\[^A-Za-z]")
 
 
 def _latex_for_matching(text: str) -> str:
-    """LaTeX to Unicode text, by the one rule display uses (:func:`pubcli.latex.to_text`):
+    """LaTeX to Unicode text, by the one rule display uses (:func:`pubcli.text.latex.to_text`):
     a macro it does not know keeps its argument or its name, so no word is lost."""
     return to_text(text)
 

@@ -4,7 +4,7 @@ styles in :mod:`.csl`.
 Three steps, each in its own place:
 
 1. **style** (:mod:`.style`): records -> a :class:`~.style.Page` of entries,
-   deciding what to say about each one (built on :mod:`pubcli.view`);
+   deciding what to say about each one (built on :mod:`pubcli.text.view`);
 2. **templates** (Jinja2, shipped in ``pubcli/templates``; ``--template FILE``
    for a user's own): the layout;
 3. **backend** (:mod:`.html`, :mod:`.markdown`): escaping, filters, and the
@@ -23,11 +23,11 @@ from types import ModuleType
 from typing import Callable, Sequence
 
 from ..errors import PubcliError, ValidationError
-from ..grouping import Filters
-from ..model import Record
+from pubcli.usecases.grouping import Filters
+from pubcli.schema.model import Record
 from .style import MAX_AUTHORS, PAGE_GROUPINGS, Page, build_page
 
-TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def export(records: Sequence[Record], fmt: str, *, source_text: Callable[[Record
     selected records as CSL-JSON). ``style``/``csl`` pick a citation style."""
     if fmt == "csl-json":
         from . import csl as csl_json
-        from ..grouping import select
+        from pubcli.usecases.grouping import select
 
         return csl_json.dumps(select(records, filters))
     exporter = get(fmt)

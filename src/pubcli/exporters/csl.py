@@ -2,8 +2,8 @@
 
 :func:`item` builds the CSL-JSON of one record from pubcli's own reading of it
 (``@string`` concatenation, crossref/xdata parents and arXiv ids already
-resolved; LaTeX decoded by :mod:`pubcli.latex`, names split by
-:mod:`pubcli.names`). Titles follow the CSL convention that pandoc's BibTeX
+resolved; LaTeX decoded by :mod:`pubcli.text.latex`, names split by
+:mod:`pubcli.schema.names`). Titles follow the CSL convention that pandoc's BibTeX
 reader follows too: English titles are stored in sentence case, and a braced
 word (``{Python}``, ``{van der Waals}``) is kept as written, marked
 ``<span class="nocase">`` where a style's title-casing would change it; italic
@@ -16,7 +16,7 @@ happen. Formatted units are cached by the digest of their CSL-JSON, the style,
 the locale and the pandoc binary: a changed entry re-formats its unit only.
 
 Shipped styles (``--style``): :data:`STYLES`, from the CSL project's style
-repository (CC BY-SA 3.0; see ``pubcli/styles/README.md``). ``--csl FILE``
+repository (CC BY-SA 3.0; see ``pubcli/exporters/styles/README.md``). ``--csl FILE``
 takes any CSL 1.0 style file.
 """
 
@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, NamedTuple, Sequence
 
-from .. import values
+from pubcli.schema import values
 from ..errors import PubcliError, ValidationError
-from ..latex import closing_brace, to_text
-from ..model import Record
-from ..names import parse_name, split_authors
-from ..styles import STYLE_DIR, STYLES
+from pubcli.text.latex import closing_brace, to_text
+from pubcli.schema.model import Record
+from pubcli.schema.names import parse_name, split_authors
+from pubcli.exporters.styles import STYLE_DIR, STYLES
 from .style import Span
 
 
@@ -700,7 +700,7 @@ def _split_at(runs: Sequence[Span], a: int, b: int) -> tuple[tuple[Span, ...], .
 def _owner_pattern(owner: str) -> re.Pattern | None:
     """The owner's name as styles write it: "O. Ruwase", "Olatunji Ruwase",
     "Ruwase, O.", "Ruwase O" (given names full or as initials)."""
-    from ..names import bibtex_name
+    from pubcli.schema.names import bibtex_name
 
     n = parse_name(bibtex_name(owner) if "," not in owner else owner)
     family = " ".join(p for p in (n.von, n.last) if p)

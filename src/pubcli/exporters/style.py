@@ -1,6 +1,6 @@
 """The style step: what a publications page says about each record.
 
-Built on :mod:`pubcli.view`, this turns records into format-neutral data that
+Built on :mod:`pubcli.text.view`, this turns records into format-neutral data that
 the templates lay out and the backends (:mod:`.markdown`, :mod:`.html`) escape:
 
 * titles and abstracts as :class:`Span` runs, so ``\\emph{..}``/``\\textit{..}``
@@ -21,15 +21,15 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 from urllib.parse import quote
 
-from ..grouping import Filters, group, select
-from ..latex import closing_brace, fold, to_text
-from ..model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record, type_group_order
+from pubcli.usecases.grouping import Filters, group, select
+from pubcli.text.latex import closing_brace, fold, to_text
+from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record, type_group_order
 
 if TYPE_CHECKING:
     from .csl import Cite
-from ..resources import AWARD_FIELD, resources
-from .. import values
-from ..view import is_http_url, owner_flags, view
+from pubcli.schema.resources import AWARD_FIELD, resources
+from pubcli.schema import values
+from pubcli.text.view import is_http_url, owner_flags, view
 
 # The groupings a page can show, in the seed page's order.
 PAGE_GROUPINGS: tuple[str, ...] = ("year", "area", "type")
@@ -292,7 +292,7 @@ def safe_url(url: str) -> str | None:
 
 
 def doi_link(doi: str) -> str | None:
-    """``https://doi.org/...`` for a DOI in any form (:func:`pubcli.values.doi_url`)."""
+    """``https://doi.org/...`` for a DOI in any form (:func:`pubcli.schema.values.doi_url`)."""
     url = values.doi_url(doi)
     return safe_url(url) if url else None
 

@@ -1,8 +1,8 @@
 """Identifiers the online commands accept, each recognised and checked here once.
 
-A DOI is checked by :func:`pubcli.entries.normalize_doi` (the one DOI rule); the
+A DOI is checked by :func:`pubcli.usecases.adding.normalize_doi` (the one DOI rule); the
 others live here: arXiv ids (``2101.06840``, ``2101.06840v2``, ``hep-th/9901001``),
-ISBN-10/13 (checked by :mod:`pubcli.values`), ORCID iDs with theirs, DBLP person ids
+ISBN-10/13 (checked by :mod:`pubcli.schema.values`), ORCID iDs with theirs, DBLP person ids
 (``251/3272``, ``h/JaneDoe``) and OpenAlex author ids (``A5023888391``), bare or as
 the services' URLs.
 """
@@ -51,8 +51,8 @@ def parse_arxiv(value: str) -> str:
 
 def parse_isbn(value: str) -> str:
     """An ISBN-10 or -13 (hyphens and spaces allowed), checked, as ISBN-13 digits
-    (:func:`pubcli.values.parse_isbn` decides)."""
-    from ..values import isbn_problem, parse_isbn as parse
+    (:func:`pubcli.schema.values.parse_isbn` decides)."""
+    from pubcli.schema.values import isbn_problem, parse_isbn as parse
 
     isbn = parse(_ISBN_PREFIX.sub("", value.strip()))
     if isbn is None:
@@ -96,7 +96,7 @@ def parse_openalex(value: str) -> str:
 
 def classify(value: str) -> tuple[str, str]:
     """What a bare identifier or URL names: ("doi" | "arxiv" | "isbn", the id)."""
-    from ..entries import normalize_doi
+    from pubcli.usecases.adding import normalize_doi
 
     v = value.strip()
     if _ARXIV_URL.match(v) or _ARXIV_PREFIX.match(v) or _ARXIV_DOI.match(_DOI_URL.sub("", v)):
@@ -117,7 +117,7 @@ def to_fetch(positional: str | None = None, *, doi: str | None = None,
     """What ``pubcli add`` fetches: (kind, id) from ID_OR_URL, --arxiv, --isbn or a --doi
     given alone; None for an entry made from the options (``manual``: --title or
     --author was given, so a --doi is just the entry's DOI)."""
-    from ..entries import normalize_doi
+    from pubcli.usecases.adding import normalize_doi
 
     given = [v for v in (positional, arxiv, isbn) if v] + ([doi] if doi and not manual else [])
     if len(given) > 1:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..entries import VENUE_TARGET, EntryOptions, order_fields
+from pubcli.usecases.adding import VENUE_TARGET, EntryOptions, order_fields
 from ..errors import PubcliError, ValidationError
-from ..model import Record
+from pubcli.schema.model import Record
 from . import BadResponse, NetworkError, NotFoundOnline, crossref, ids, mapping
 from .http import NAMES, Client
 
@@ -194,7 +194,7 @@ def complete(client: Client, work: Work, orcid_id: str | None,
     """A work without authors (ORCID summaries have none): its DOI's Crossref record
     (from ``known``, Crossref's answers asked in one batch, else asked now), else
     ORCID's full work record."""
-    from ..values import doi_match_key
+    from pubcli.schema.values import doi_match_key
 
     if not _needs_authors(work):
         return
@@ -282,9 +282,9 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
          areas: Sequence[str] = (), allow_new: bool = False) -> Plan:
     """What syncing ``works`` would do to ``records`` (nothing is changed here)."""
     from ..dedupe import find_matches
-    from ..entries import plan_add
+    from pubcli.usecases.adding import plan_add
 
-    from ..areas import choose
+    from pubcli.usecases.areas import choose
 
     out = Plan()
     chosen, out.warnings = choose(list(areas), records, config, allow_new=allow_new)

@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..entries import VENUE_TARGET, normalize_doi, order_fields
+from pubcli.usecases.adding import VENUE_TARGET, normalize_doi, order_fields
 from ..errors import ValidationError
-from ..model import AREA_FIELD, FEATURED_FIELD, Record
+from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record
 from . import BadResponse, NotFoundOnline, arxiv, crossref, doi as doi_mod, ids, mapping
 from .http import Client
 
@@ -78,7 +78,7 @@ class Sources:
                 self._batch_works([p.doi for p in found.values() if _is_published_doi(p.doi)])
 
     def _batch_works(self, dois: Sequence[str | None]) -> None:
-        from ..values import doi_match_key
+        from pubcli.schema.values import doi_match_key
 
         todo = [d for d in dict.fromkeys(d for d in dois if d)
                 if doi_match_key(d) not in self._works and "," not in d]
@@ -102,7 +102,7 @@ class Sources:
             return None
 
     def work(self, doi: str) -> dict | None:
-        from ..values import doi_match_key
+        from pubcli.schema.values import doi_match_key
 
         key = doi_match_key(doi)
         if key not in self._works:
@@ -225,8 +225,8 @@ def query(client: Client, rec: Record) -> tuple[mapping.Found | None, str]:
     """Crossref's best hit for the entry's title and first author, when it is clearly
     ahead of the next one and the matcher agrees; else (None, why)."""
     from ..dedupe import find_matches
-    from ..latex import to_text
-    from ..names import parse_name, split_authors
+    from pubcli.text.latex import to_text
+    from pubcli.schema.names import parse_name, split_authors
 
     title = to_text(rec.title)
     if not title:
@@ -282,7 +282,7 @@ def diff(old: Record, found: mapping.Found,
 
 def _same(name: str, a: str, b: str) -> bool:
     """Values that differ only in form (case, braces, accents as LaTeX or Unicode)."""
-    from ..latex import fold, to_text
+    from pubcli.text.latex import fold, to_text
 
     if name == "doi":
         return a.strip().lower() == b.strip().lower()

@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from .errors import ValidationError
-from .latex import fold, search_fold, to_text
-from .model import GroupBy, Record, type_group, type_group_order
-from .names import PersonQuery, matches_person, person_query, split_authors
+from pubcli.errors import ValidationError
+from pubcli.text.latex import fold, search_fold, to_text
+from pubcli.schema.model import GroupBy, Record, type_group, type_group_order
+from pubcli.schema.names import PersonQuery, matches_person, person_query, split_authors
 
 NO_YEAR = "No year"
 NO_AREA = "No area"
@@ -61,8 +61,8 @@ def searchable(rec: Record) -> str:
 def check_filters(filters: Filters, records: Sequence[Record]) -> None:
     """Refuse an ``--area`` or ``--type`` that names nothing pubcli knows, with the
     closest known name ("did you mean ...?"), instead of selecting nothing."""
-    from .model import AREA_FIELD, KNOWN_TYPES, TYPE_GROUPS, split_areas
-    from .similar import closest, did_you_mean, known_list
+    from pubcli.schema.model import AREA_FIELD, KNOWN_TYPES, TYPE_GROUPS, split_areas
+    from pubcli.text.similar import closest, did_you_mean, known_list
 
     if filters.areas:
         values = dict.fromkeys(r.fields.get(AREA_FIELD) for r in records)  # few distinct

@@ -23,9 +23,9 @@ import re
 import unicodedata
 from typing import Iterable
 
-from .latex import to_text
-from .model import Record
-from .names import parse_name, split_authors
+from pubcli.text.latex import to_text
+from pubcli.schema.model import Record
+from pubcli.schema.names import parse_name, split_authors
 
 SKIP_WORDS = frozenset({"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "at",
                         "by", "from", "via"})

@@ -13,10 +13,10 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 
-from .latex import escape, fold, to_text
+from pubcli.text.latex import escape, fold, to_text
 
 if TYPE_CHECKING:
-    from .model import Record
+    from pubcli.schema.model import Record
 
 _AND_SPLIT_RE = re.compile(r"(\s+and\s+)", re.I)
 

@@ -2,7 +2,7 @@
 
 BibTeX copies every field a child lacks from its ``crossref`` parent; biblatex does
 the same through ``crossref`` (renaming some: a proceedings' ``title`` is its papers'
-``booktitle``, see :func:`pubcli.schema.inherited_name`) and copies ``xdata``
+``booktitle``, see :func:`pubcli.schema.types.inherited_name`) and copies ``xdata``
 containers' fields as they are. Inherited fields count for validation and show in
 listings and on the page; they are never written into the child.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
-from .model import Record
-from .schema import NOT_INHERITED, inherited_name
+from pubcli.schema.model import Record
+from pubcli.schema.types import NOT_INHERITED, inherited_name
 
 MAX_DEPTH = 8  # chains longer than this (or circular ones) stop inheriting
 
@@ -115,6 +115,6 @@ def inherited_for(rec: Record, records: Iterable[Record]) -> Mapping[str, str]:
 def publications(records: Sequence[Record]) -> list[Record]:
     """What listings and the page show: every entry with what it inherits, without the
     data containers biblatex never prints (``@xdata``)."""
-    from .schema import CONTAINER_TYPES
+    from pubcli.schema.types import CONTAINER_TYPES
 
     return [r for r in resolve_all(records) if r.type not in CONTAINER_TYPES]

@@ -2,7 +2,7 @@
 
 A row is ``(title, raw names, display names, venue, year, month, areas,
 featured)``: the title and venue as Unicode text, the authors (or editors) as
-written and as shown, and the values :class:`pubcli.model.Record` derives from
+written and as shown, and the values :class:`pubcli.schema.model.Record` derives from
 its fields (which it reads from the row when there is one). Together they are
 what a listing or a page shows of an entry, beside its key and type.
 
@@ -14,9 +14,9 @@ row and remembers it on the record.
 
 from __future__ import annotations
 
-from .latex import to_text
-from .model import Record
-from .names import display_name, split_authors
+from pubcli.text.latex import to_text
+from pubcli.schema.model import Record
+from pubcli.schema.names import display_name, split_authors
 
 # (title, raw_names, authors, venue, year, month, areas, featured)
 Row = tuple

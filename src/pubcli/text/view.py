@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
-from . import values
-from .display import row_of
-from .latex import to_text
-from .model import MONTH_NAMES, Record
-from .names import Name, is_person, parse_name
+from pubcli.schema import values
+from pubcli.text.display import row_of
+from pubcli.text.latex import to_text
+from pubcli.schema.model import MONTH_NAMES, Record
+from pubcli.schema.names import Name, is_person, parse_name
 
 
 

@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from .errors import LibraryReadError
+from pubcli.errors import LibraryReadError
 
 HEADER = "# pubcli: entries judged \"not duplicates\" by `pubcli dedupe`; one pair of keys per line\n"
 SAME_HEADER = ("# pubcli: imported entries judged the same work as a library entry by "
@@ -120,7 +120,7 @@ def add(library: str | os.PathLike[str], pairs: Iterable[tuple[str, str]]) -> li
 def _append(path: Path, header: str, pairs: list[tuple[str, str]]) -> None:
     """Add ``pairs`` to the file at ``path`` (atomically, its old lines and comments
     kept; started with ``header``)."""
-    from .store import atomic_write
+    from pubcli.store import atomic_write
 
     if not pairs:
         return

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from .values import MONTH_MACROS, MONTH_NAMES  # noqa: F401  (re-exported: the months)
+from pubcli.schema.values import MONTH_MACROS, MONTH_NAMES
 
 if TYPE_CHECKING:
-    from .model import Record
+    from pubcli.schema.model import Record
 
 # ------------------------------------------------------------------ entry types
 #: Required fields of the BibTeX standard types (btxdoc); "a|b" means either will do,

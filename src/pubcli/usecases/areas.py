@@ -1,6 +1,6 @@
 """Research areas: the controlled vocabulary and the edits ``tag`` and ``add`` make.
 
-Areas live in the ``keywords`` field, comma-separated (see :mod:`pubcli.model`).
+Areas live in the ``keywords`` field, comma-separated (see :mod:`pubcli.schema.model`).
 
 * The vocabulary is the ``areas`` list of the config; without one, the areas
   already used in the library (first spelling seen wins).
@@ -24,18 +24,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .errors import ValidationError
-from .latex import fold
-from .library import read_only_reason
-from . import refs
-from .similar import CUTOFF, closest, did_you_mean
-from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
+from pubcli.errors import ValidationError
+from pubcli.text.latex import fold
+from pubcli.store.library import read_only_reason
+from pubcli.usecases import refs
+from pubcli.text.similar import CUTOFF, closest, did_you_mean
+from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .grouping import Filters
+    from pubcli.local.config import Config
+    from pubcli.usecases.grouping import Filters
 
-SUGGEST_CUTOFF = CUTOFF  # the one "did you mean" cutoff (pubcli.similar)
+SUGGEST_CUTOFF = CUTOFF  # the one "did you mean" cutoff (pubcli.text.similar)
 
 
 # ------------------------------------------------------------------ names
@@ -241,7 +241,7 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
     a dry run, may list them without it). ``confirm_all`` without filters
     selects every entry.
     """
-    from .grouping import select
+    from pubcli.usecases.grouping import select
 
     has_filters = filters is not None and not filters.is_empty()
     if keys:
@@ -261,7 +261,7 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
 
 def _by_keys(records: Sequence[Record], keys: Sequence[str],
              path: Path | None = None) -> list[Record]:
-    """The entries named by ``keys`` (:mod:`pubcli.refs`: a key used by several entries
+    """The entries named by ``keys`` (:mod:`pubcli.usecases.refs`: a key used by several entries
     is refused, since changing the first of them would be a guess)."""
     return refs.resolve_many(records, keys, path=path)
 
