@@ -152,6 +152,20 @@ def ask_missing_fields(opts, *, force: bool):
     return entries.with_answers(opts, answers)
 
 
+def ask_areas(known: Sequence[str], check: Callable[[str], str]) -> list[str]:
+    """Ask for the new entry's research areas (comma-separated; empty: none), naming
+    the ``known`` ones. ``check`` gives the vocabulary's spelling of a name, or raises
+    ValidationError (an unknown one, with its did-you-mean): said, and asked again."""
+    common.note("research areas: " + "; ".join(known))
+    while True:
+        answer = _ask("Areas (comma-separated, empty for none)", "")
+        try:
+            return [check(n) for n in (" ".join(p.split()) for p in answer.split(","))
+                    if n]
+        except ValidationError as exc:
+            common.note(exc.message)
+
+
 def _ask(label: str, default: str | None = None) -> str:
     from rich.console import Console
     from rich.markup import escape
