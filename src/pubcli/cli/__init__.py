@@ -93,6 +93,8 @@ class PubcliGroup(TyperGroup):
         except PubcliError as exc:
             code = _report(exc)
         except (_Interrupted, Abort) as exc:
+            if isinstance(exc, _Interrupted):
+                _off_the_interrupt_line()
             _error(_interrupted_message("interrupted" if isinstance(exc, _Interrupted)
                                         else "aborted", writes_before))
             code = ExitCode.INTERRUPTED
@@ -160,6 +162,15 @@ def _interrupted_message(what: str, writes_before: int) -> str:
     names = ", ".join(str(p) for p in done)
     return (f"{what} after the write: {names} {'was' if len(done) == 1 else 'were'} "
             "replaced, with the change complete")
+
+
+def _off_the_interrupt_line() -> None:
+    """A terminal echoes Ctrl-C as "^C" with no line end: the message goes below it."""
+    try:
+        if sys.stderr.isatty():
+            sys.stderr.write("\n")
+    except (AttributeError, ValueError):
+        pass
 
 
 def _error(message: str) -> None:

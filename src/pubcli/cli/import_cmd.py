@@ -157,7 +157,8 @@ def _ask_near(o, n: int, total: int, where: str) -> str:
 
     def brief(rec) -> str:
         first = field_text("author", rec.fields.get("author", "")).split("; ")[0]
-        return one_line(f"{field_text('title', rec.title)} ({rec.year or 'no year'}"
+        title = field_text("title", rec.title, terminal=True)
+        return one_line(f"{title} ({rec.year or 'no year'}"
                         f"{', ' + first if first else ''})")
 
     m = o.match

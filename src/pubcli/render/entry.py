@@ -17,20 +17,25 @@ _VERBATIM_FIELDS = frozenset({"url", "doi", "eprint", "file", "ids", "crossref",
 _WHOLE_FIELDS = frozenset({"url", "doi", "eprint", "file"})
 
 
-def field_text(name: str, value: str) -> str:
+def field_text(name: str, value: str, *, terminal: bool = False) -> str:
     """A field's value in Unicode: names joined with "; ", LaTeX turned into text
-    (URLs, DOIs and keys as written)."""
+    (URLs, DOIs and keys as written); for a ``terminal``, simple math too
+    (:func:`pubcli.text.math.terminal_text`: ``$O(n^2)$`` -> "O(n²)")."""
     if name in _NAME_FIELDS:
         return "; ".join(display_name(a) for a in split_authors(value))
     if name in _VERBATIM_FIELDS:
         return " ".join(value.split())
+    if terminal and "$" in value:
+        from pubcli.text.math import terminal_text
+
+        return terminal_text(value)
     return to_text(value)
 
 
-def shown_fields(rec: Record) -> list[tuple[str, str]]:
+def shown_fields(rec: Record, *, terminal: bool = False) -> list[tuple[str, str]]:
     """(field, text) pairs in the entry's own order, areas and featured left to the header."""
-    return [(name, field_text(name, value)) for name, value in rec.fields.items()
-            if name not in (AREA_FIELD, FEATURED_FIELD)]
+    return [(name, field_text(name, value, terminal=terminal))
+            for name, value in rec.fields.items() if name not in (AREA_FIELD, FEATURED_FIELD)]
 
 
 def entry_text(rec: Record, where: str, inherited: Mapping[str, str] | None = None,
@@ -45,8 +50,8 @@ def entry_text(rec: Record, where: str, inherited: Mapping[str, str] | None = No
                          + [clean(rec.areas[-1])], width)
     if rec.featured:
         lines.append("  featured: yes")
-    fields = [(name, text, "") for name, text in shown_fields(rec)]
-    fields += [(name, field_text(name, value), "(inherited)")
+    fields = [(name, text, "") for name, text in shown_fields(rec, terminal=True)]
+    fields += [(name, field_text(name, value, terminal=True), "(inherited)")
                for name, value in (inherited or {}).items()]
     column = max((len(n) for n, _, _ in fields), default=0) + 1
     for name, text, mark in fields:
