@@ -166,3 +166,12 @@ def test_a_titleless_crossref_parent_is_not_added_again(cli, tmp_path):
     # a parent that says something the library's does not is another entry
     other = write(tmp_path / "other.bib", PARENT.replace("{ACM}", "{IEEE}"))
     assert summary(cli("import", other, "-l", lib).stderr)["added"] == 1
+
+
+def test_a_titleless_parent_twice_in_the_input_is_added_once(cli, tmp_path):
+    lib = write(tmp_path / "library.bib", "")
+    twice = write(tmp_path / "twice.bib", PARENT + PARENT.split("\n\n", 1)[1])
+    r = cli("import", twice, "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert summary(r.stderr)["added"] == 2 and summary(r.stderr)["skipped: repeated in the input"] == 1
+    assert [rec.key for rec in store.load(lib).records] == ["smith2020things", "conf2020"]

@@ -493,7 +493,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     in_library = {id(r) for r in library}
     would_be = [*library, *(i.record for i in items)]
     decided = decisions or Decisions()
-    by_key = {r.key.casefold(): r for r in library if r.key}
+    by_key = {r.key.casefold(): r for r in library if r.key} if decided.same else {}
     titleless: dict[str, list[Record]] = {}
     for r in library:
         if not r.title.strip():
@@ -502,6 +502,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
 
     def kept(rec: Record, found: list[Match]) -> list[Match]:
         """``found`` without the entries ``rec`` was judged not to duplicate."""
+        if not decided.distinct or not found:
+            return found
         name = decision_key(rec)
         return [m for m in found if not decided.judged_distinct(name, m.record.key)]
 
@@ -509,11 +511,12 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
         tick(done)
         rec = entries.apply_extras(item.record, areas)
         earlier_verdict = by_key.get(decided.same.get(decision_key(rec).casefold(), "")
-                                     .casefold())
+                                     .casefold()) if decided.same else None
         same = earlier_verdict or _same_entry(rec, titleless)
         if same is not None:
             why = "judged the same work before" if earlier_verdict else "the same entry"
-            out.append(Outcome(item, DUPLICATE, rec, match=_said(same, why),
+            status = REPEAT if id(same) in incoming else DUPLICATE
+            out.append(Outcome(item, status, rec, match=_said(same, why),
                                decision=SAME if earlier_verdict else "",
                                remembered=earlier_verdict is not None))
             continue
@@ -568,6 +571,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
         out.append(outcome)
         pool.append(rec)
         incoming[id(rec)] = outcome
+        if add and not rec.title.strip():  # a later copy of it is a repeat
+            titleless.setdefault(rec.type.casefold(), []).append(rec)
     tick(len(items))
     return out
 
