@@ -98,10 +98,10 @@ def test_add_near_and_skip_near_together_are_refused(cli, library, src):
 @pytest.fixture
 def terminal(monkeypatch):
     """stdin and stderr read as a terminal (CliRunner's are not)."""
-    from pubcli.cli import dialogues, import_cmd
+    from pubcli.cli import dialogues
 
     monkeypatch.setattr(dialogues, "stdin_is_terminal", lambda: True)
-    monkeypatch.setattr(import_cmd, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(dialogues, "stderr_is_terminal", lambda: True)
 
 
 def test_on_a_terminal_each_near_duplicate_is_asked_once(cli, library, src, terminal):

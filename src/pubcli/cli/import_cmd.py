@@ -135,49 +135,19 @@ def _review_near(plan, lib, *, skip_all: bool, ask: bool) -> None:
     else asked one by one when stdin and stderr are a terminal (never otherwise)."""
     from pubcli.usecases import importing as importers
 
-    from .dialogues import stdin_is_terminal
+    from . import dialogues
 
     held = [o for o in plan.outcomes if o.status == importers.NEAR and not o.added]
     if not held:
         return
-    if not skip_all and not (ask and stdin_is_terminal() and _stderr_is_terminal()):
+    if not skip_all and not (ask and dialogues.stdin_is_terminal()
+                             and dialogues.stderr_is_terminal()):
         return
     for n, o in enumerate(held, 1):
-        verdict = importers.SAME if skip_all else _ask_near(o, n, len(held), plan.where)
+        verdict = importers.SAME if skip_all else \
+            dialogues.ask_near(o, f"{n} of {len(held)}", plan.where)
         if verdict:
             importers.decide(plan.outcomes, o, verdict, lib.records)
-
-
-def _ask_near(o, n: int, total: int, where: str) -> str:
-    from pubcli.render.entry import field_text
-    from pubcli.render.text import one_line
-    from pubcli.usecases import importing as importers
-
-    from .dialogues import choose
-
-    def brief(rec) -> str:
-        first = field_text("author", rec.fields.get("author", "")).split("; ")[0]
-        title = field_text("title", rec.title, terminal=True)
-        return one_line(f"{title} ({rec.year or 'no year'}"
-                        f"{', ' + first if first else ''})")
-
-    m = o.match
-    sys.stderr.write(f"near-duplicate {n} of {total}: {where}:{o.item.line}"
-                     f"{' ' + one_line(o.own_key) if o.own_key else ''}\n"
-                     f"  {brief(o.record)}\n"
-                     f"is near {one_line(m.record.key or '(an earlier item)')} "
-                     f"({one_line(', '.join(m.evidence[:2]) or m.rule)}):\n"
-                     f"  {brief(m.record)}\n")
-    answer = choose("the same work: skip it (s); a different work: add it (a); later (l)",
-                    ["s", "a", "l"], "l")
-    return {"s": importers.SAME, "a": importers.DIFFERENT}.get(answer, "")
-
-
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _remember(path: Path, different: list, same: list) -> None:
