@@ -273,6 +273,23 @@ def test_tag_rename_in_pyproject(cli, tmp_path):
         '[project]\nname = "x"\n\n[tool.pubcli]\nareas = ["New", "Other"]  # keep\n'
 
 
+def test_tag_new_in_pyproject_keeps_the_rest_of_the_file(cli, tmp_path):
+    lib = write(tmp_path / "lib.bib", "@misc{a, title = {T}, keywords = {Old}}\n")
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n\n[tool.pubcli]\n'
+                                       'areas = ["Old", "Other"]  # keep\n')
+    r = cli("tag", "a", "--add", "Quantum", "--new", "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "pyproject.toml").read_text() == \
+        '[project]\nname = "x"\n\n[tool.pubcli]\nareas = ["Old", "Other", "Quantum"]  # keep\n'
+
+
+def test_tag_new_without_an_areas_list_writes_no_config(cli, tmp_path):
+    lib = write(tmp_path / "lib.bib", "@misc{a, title = {T}, keywords = {Old}}\n")
+    r = cli("tag", "a", "--add", "Quantum", "--new", "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert not (tmp_path / "pubcli.toml").exists() and "to the 'areas'" not in r.stderr
+
+
 def test_tag_rename_with_a_repeated_key_renames_both_entries_separately(cli, tmp_path):
     text = ("@misc{dup,\n  title = {One},\n  keywords = {Old},\n}\n\n"
             "@misc{dup,\n  title = {Two},\n  keywords = {Old, Other},\n}\n")

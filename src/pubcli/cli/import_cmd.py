@@ -168,6 +168,7 @@ def _remember(path: Path, different: list, same: list) -> None:
 
 def _row(o) -> tuple[str, ...]:
     """STATUS, KEY, YEAR, TITLE, MATCH/PROBLEM, LINE for one outcome."""
+    from pubcli.render.entry import field_text
     from pubcli.text.latex import to_text
     from pubcli.usecases.importing import HELD, INVALID, NEAR, NEW, SAME
 
@@ -187,8 +188,10 @@ def _row(o) -> tuple[str, ...]:
     status = {NEW: "added", NEAR: "review, added" if o.added else "review",
               HELD: "review"}.get(o.status, o.status)
     rec = o.record
-    return (status, rec.key if o.added else o.own_key, str(rec.year or ""),
-            to_text(rec.title), ref, str(o.item.line))
+    title = field_text("title", rec.title, terminal=True) if common.stdout_is_terminal() \
+        else to_text(rec.title)
+    return (status, rec.key if o.added else o.own_key, str(rec.year or ""), title, ref,
+            str(o.item.line))
 
 
 def _report(plan, dry_run: bool) -> None:
