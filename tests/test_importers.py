@@ -13,7 +13,8 @@ from pubcli import store
 from pubcli.local.config import Config
 from pubcli.errors import PubcliError, ValidationError
 from pubcli.usecases.importing import Item
-from pubcli.text.latex import fold, to_text
+from pubcli.text.latex import to_text
+from pubcli.text.fold import fold
 from pubcli.schema.model import Record
 from pubcli.schema.names import parse_name, split_authors
 

@@ -206,7 +206,8 @@ class NameForm:
 
     def name(self, raw: str) -> str:
         """One "Last, First" name in the library's form."""
-        from pubcli.text.latex import fold, to_text
+        from pubcli.text.latex import to_text
+        from pubcli.text.fold import fold
 
         raw = raw.strip()
         parts = [p.strip() for p in raw.split(",")]

@@ -617,7 +617,7 @@ def _sort_keywords(plan: ImportPlan, library: Sequence[Record], config: Config, 
     :func:`plan_import`): fills ``plan.not_areas`` or, with ``adopt``, files near misses
     under their area and lists the other keywords in ``plan.new_areas``."""
     from pubcli.usecases import areas as A
-    from pubcli.text.latex import fold
+    from pubcli.text.fold import fold
     from pubcli.schema.model import AREA_FIELD, split_areas
 
     if not config.areas and not library:
