@@ -23,7 +23,8 @@ from urllib.parse import quote
 from pubcli.usecases.grouping import Filters, group, select
 from pubcli.text.latex import closing_brace, to_text
 from pubcli.text.fold import fold
-from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record, type_group_order
+from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record
+from pubcli.schema.types import type_group_order
 
 if TYPE_CHECKING:
     from .csl import Cite

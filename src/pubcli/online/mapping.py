@@ -34,7 +34,8 @@ from typing import Any, Iterable
 
 from pubcli.usecases.adding import EntryOptions
 from pubcli.text.latex import escape, protect_case
-from pubcli.schema.model import MONTH_NAMES, Record
+from pubcli.schema.model import Record
+from pubcli.schema.values import MONTH_NAMES
 from pubcli.schema.names import bibtex_name
 
 _TAG = re.compile(r"<[^<>]{0,200}>")

@@ -9,7 +9,7 @@ listings and on the page; they are never written into the child.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 from pubcli.schema.model import Record
 from pubcli.schema.types import NOT_INHERITED, inherited_name
@@ -105,11 +105,6 @@ def resolve_all(records: Sequence[Record]) -> list[Record]:
         return list(records)
     inh = Inheritance(records)
     return [inh.resolved(r) for r in records]
-
-
-def inherited_for(rec: Record, records: Iterable[Record]) -> Mapping[str, str]:
-    """What a new entry would inherit from ``records`` (for validating ``add``)."""
-    return Inheritance(records).inherited(rec)
 
 
 def publications(records: Sequence[Record]) -> list[Record]:

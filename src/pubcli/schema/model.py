@@ -20,9 +20,9 @@ from typing import Any, Iterable, Mapping
 # The data model and the value rules live in schema and values; they are re-exported
 # here for the modules and users that read them from the model.
 from pubcli.schema.types import (
-    FALLBACK_VENUE_FIELDS, KNOWN_TYPES, REQUIRED_FIELDS, TYPE_GROUPS, VENUE_FIELDS, type_group,
-    type_group_order, venue_fields)
-from pubcli.schema.values import MONTH_NAMES, parse_date, parse_month, parse_year
+    type_group,
+    venue_fields)
+from pubcli.schema.values import parse_date, parse_month, parse_year
 
 AREA_FIELD = "keywords"
 FEATURED_FIELD = "featured"

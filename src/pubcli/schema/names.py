@@ -157,11 +157,6 @@ def is_person(raw: str, person: str) -> bool:
     return name_matches(parse_name(raw), person)
 
 
-def display_authors(value: str | None) -> list[str]:
-    return [parse_name(a).display if a.lower() != "others" else "et al."
-            for a in split_authors(value)]
-
-
 def name_matches(name: Name, person: str) -> bool:
     """Does a parsed name denote ``person`` ("Olatunji Ruwase" or "Ruwase, O.")?"""
     p = parse_name(person)

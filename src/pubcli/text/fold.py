@@ -38,12 +38,6 @@ class _Unaccented(dict):
 _UNACCENTED = _Unaccented()
 
 
-def unaccent(text: str) -> str:
-    """"Müller-Sørensen" -> "Muller-Sorensen": marks dropped, letters transliterated,
-    case kept."""
-    return text if text.isascii() else text.translate(_UNACCENTED)
-
-
 @lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Accent- and case-insensitive form for comparing: "Müller" -> "muller"."""
@@ -52,7 +46,3 @@ def fold(text: str) -> str:
     return text.translate(_UNACCENTED).casefold()
 
 
-def compose(text: str) -> str:
-    """NFC: a base letter and its combining accent as one character (what LaTeX's
-    ``\\"a`` means)."""
-    return unicodedata.normalize("NFC", text)

@@ -10,8 +10,9 @@ from pubcli.schema import values
 from pubcli.schema.identifiers import arxiv_of, arxiv_url
 from pubcli.text.display import row_of
 from pubcli.text.latex import to_text
-from pubcli.schema.model import MONTH_NAMES, Record
-from pubcli.schema.names import Name, is_person, parse_name
+from pubcli.schema.model import Record
+from pubcli.schema.values import MONTH_NAMES
+from pubcli.schema.names import Name, is_person
 
 
 
@@ -39,11 +40,6 @@ class View:
         self.featured = featured
         self._details: list[tuple[str, str]] | None = None
         self._links: list[tuple[str, str]] | None = None
-
-    @property
-    def names(self) -> list[Name]:
-        """The authors (or editors) parsed into first / von / last / jr."""
-        return [parse_name(a) for a in self.raw_names]
 
     @property
     def date(self) -> str:
@@ -84,11 +80,6 @@ class View:
                 links.append(("arXiv", arxiv_url(arxiv)))
             self._links = links
         return self._links
-
-    @property
-    def abstract(self) -> str:
-        return to_text(self.rec.fields.get("abstract", ""))
-
 
 def view(rec: Record) -> View:
     return View(rec)

@@ -10,7 +10,8 @@ from pubcli.errors import ValidationError
 from pubcli.text.latex import search_fold, to_text
 from pubcli.text.fold import fold
 from pubcli.usecases.areas import area_key
-from pubcli.schema.model import GroupBy, Record, type_group, type_group_order
+from pubcli.schema.model import GroupBy, Record, type_group
+from pubcli.schema.types import type_group_order
 from pubcli.schema.names import PersonQuery, matches_person, person_query, split_authors
 
 NO_YEAR = "No year"
@@ -63,7 +64,8 @@ def searchable(rec: Record) -> str:
 def check_filters(filters: Filters, records: Sequence[Record]) -> None:
     """Refuse an ``--area`` or ``--type`` that names nothing pubcli knows, with the
     closest known name ("did you mean ...?"), instead of selecting nothing."""
-    from pubcli.schema.model import AREA_FIELD, KNOWN_TYPES, TYPE_GROUPS, split_areas
+    from pubcli.schema.model import AREA_FIELD, split_areas
+    from pubcli.schema.types import KNOWN_TYPES, TYPE_GROUPS
     from pubcli.text.similar import closest, did_you_mean, known_list
 
     if filters.areas:

@@ -44,7 +44,8 @@ from pubcli.usecases import sources
 from pubcli.schema import values
 from pubcli.errors import PubcliError, ValidationError
 from pubcli.text.latex import escape, protect_case
-from pubcli.schema.model import MONTH_NAMES, Record
+from pubcli.schema.model import Record
+from pubcli.schema.values import MONTH_NAMES
 from pubcli.schema.names import PARTICLES, SUFFIXES, bibtex_name, known_names
 
 if TYPE_CHECKING:
