@@ -16,7 +16,8 @@ from pubcli.usecases.adding import EntryOptions, normalize_doi
 from ..errors import ValidationError
 from pubcli.schema import identifiers
 from . import BadResponse, NotFoundOnline, ids, mapping
-from .http import Client, segment
+from .http import Client
+from .services import segment
 
 ACCEPT = "application/vnd.orcid+json"
 TYPES = {"journal-article": "article", "conference-paper": "inproceedings",

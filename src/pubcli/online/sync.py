@@ -20,7 +20,8 @@ from ..errors import PubcliError, ValidationError
 from pubcli.schema import identifiers
 from pubcli.schema.model import Record
 from . import BadResponse, NetworkError, NotFoundOnline, crossref, ids, mapping
-from .http import NAMES, Client
+from .http import Client
+from .services import NAMES
 
 SOURCES = ("dblp", "openalex", "orcid")          # the order they are asked
 # the order they are trusted, field by field (the registration agencies first)
