@@ -154,3 +154,14 @@ def test_a_rule_has_one_home(what, pattern, home):
 def test_only_pubcli_text_normalises_unicode():
     users = {m for m in MODULES if any(i == "unicodedata" for i, _ in _imports(m))}
     assert users and all(_in(m, ("pubcli.text",)) for m in users), users
+
+
+def test_a_comma_list_of_keys_is_read_in_one_place():
+    from pubcli.schema.keys import split_keys
+
+    assert split_keys(" a, b,,c ") == ["a", "b", "c"] and split_keys(None) == []
+    hits = {m: lines for m, lines in _sources(r"""split\(","\)""").items()}
+    readers = {m for m, lines in hits.items()
+               if any("k.strip()" in MODULES[m].read_text(encoding="utf-8").splitlines()[n - 1]
+                      for n in lines)}
+    assert readers <= {"pubcli.schema.keys"}, readers

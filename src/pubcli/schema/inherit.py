@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from pubcli.schema.keys import split_keys
 from pubcli.schema.model import Record
 from pubcli.schema.types import NOT_INHERITED, inherited_name
 
@@ -27,7 +28,7 @@ class Inheritance:
         for rec in records:
             self._by_key.setdefault(rec.key.casefold(), rec)
             for name in ("xdata", "crossref"):
-                self._targets.update(k.casefold() for k in _keys(rec.fields.get(name)))
+                self._targets.update(k.casefold() for k in split_keys(rec.fields.get(name)))
 
     def is_parent(self, rec: Record) -> bool:
         """Whether another entry inherits from ``rec`` (a proceedings, a whole journal
@@ -38,7 +39,7 @@ class Inheritance:
         """The entries ``rec`` names in ``crossref`` and ``xdata`` that exist."""
         out = []
         for name in ("xdata", "crossref"):
-            for key in _keys(rec.fields.get(name)):
+            for key in split_keys(rec.fields.get(name)):
                 parent = self._by_key.get(key.casefold())
                 if parent is not None and parent is not rec:
                     out.append(parent)
@@ -62,7 +63,7 @@ class Inheritance:
         if depth >= MAX_DEPTH:
             return
         for name in ("xdata", "crossref"):
-            for key in _keys(rec.fields.get(name)):
+            for key in split_keys(rec.fields.get(name)):
                 parent = self._by_key.get(key.casefold())
                 if parent is None or id(parent) in seen:
                     continue
@@ -91,12 +92,6 @@ class Inheritance:
         if "crossref" not in rec.fields and "xdata" not in rec.fields:
             return rec
         return rec.copy(fields=self.fields(rec))
-
-
-def _keys(value: str | None) -> list[str]:
-    if not value:
-        return []
-    return [k.strip() for k in value.split(",") if k.strip()]
 
 
 def resolve_all(records: Sequence[Record]) -> list[Record]:

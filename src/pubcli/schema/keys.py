@@ -34,6 +34,12 @@ _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 FALLBACK_KEY = "entry"
 
 
+def split_keys(value: str | None) -> list[str]:
+    """A comma list of citation keys, as ``crossref``, ``xdata``, ``ids`` and ``related``
+    hold them ("a, b,,c " -> ["a", "b", "c"]): the one reading of such a field."""
+    return [k.strip() for k in value.split(",") if k.strip()] if value else []
+
+
 def ascii_fold(text: str) -> str:
     """Lower-case ASCII letters and digits only: "Müller-Lüdenscheidt" -> "mullerludenscheidt"."""
     return _NON_ALNUM.sub("", fold(text))
