@@ -33,6 +33,10 @@ _MONTH_FAST = {**{name: i + 1 for i, name in enumerate(MONTH_NAMES)},
                **{m: i + 1 for i, m in enumerate(MONTH_MACROS)},
                **{str(i): i for i in range(1, 13)}}
 _MONTH_PREFIX = {m: i + 1 for i, m in enumerate(MONTH_MACROS)}
+#: the words a month is written as in running text (lower case): "may", "sep", "sept",
+#: "september" (a pasted listing's date line is read by these)
+MONTH_WORDS = {**{m.lower(): i + 1 for i, m in enumerate(MONTH_NAMES)}, **_MONTH_PREFIX,
+               "sept": 9}
 
 
 def is_blank(value: str | None) -> bool:
