@@ -7,7 +7,8 @@ import shutil
 import pytest
 
 from pubcli import store
-from pubcli.text.latex import fold, to_text
+from pubcli.text.latex import to_text
+from pubcli.text.fold import fold
 from pubcli.schema.names import split_authors
 
 from .conftest import SEED_PAGE, SHIPPED, write

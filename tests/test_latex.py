@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pubcli.text.latex import fold, search_fold, to_text
+from pubcli.text.latex import search_fold, to_text
+from pubcli.text.fold import fold
 
 from .conftest import write
 

@@ -114,7 +114,7 @@ def export_command(
         from pubcli.usecases.grouping import select
 
         chosen = select(records, filters)
-        data = csl_json.dumps(chosen, cfg.private_fields).encode("utf-8")
+        data = csl_json.dumps(chosen, private=cfg.private_fields).encode("utf-8")
         total = len(chosen)
     elif format in (ExportFormat.latex, ExportFormat.docx):
         from ..exporters import cv

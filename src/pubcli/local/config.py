@@ -272,7 +272,7 @@ def rename_area(cfg: Config, old: str, new: str) -> bool:
     Returns False when the file does not list ``old`` (nothing written)."""
     import tomlkit
 
-    from pubcli.text.latex import fold
+    from pubcli.text.fold import fold
     from pubcli.store import atomic_write
 
     doc, areas = _areas_list(cfg)
@@ -296,7 +296,7 @@ def add_areas(cfg: Config, names: list[str]) -> list[str]:
     the names added ([] when the file has no ``areas`` list: nothing written)."""
     import tomlkit
 
-    from pubcli.text.latex import fold
+    from pubcli.text.fold import fold
     from pubcli.store import atomic_write
 
     if not names:

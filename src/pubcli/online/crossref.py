@@ -19,7 +19,8 @@ from typing import Any, Callable, Sequence
 
 from pubcli.usecases.adding import EntryOptions, normalize_doi
 from . import BadResponse, NotFoundOnline, mapping
-from .http import Client, segment
+from .http import Client
+from .services import segment
 
 # Crossref work types and CSL types -> BibTeX entry types.
 TYPES = {

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pubcli.usecases.adding import normalize_doi
 from . import BadResponse, NotFoundOnline, crossref, mapping
-from .http import Client, segment
+from .http import Client
+from .services import segment
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
 

@@ -17,9 +17,11 @@ from typing import Callable, Sequence
 
 from pubcli.usecases.adding import VENUE_TARGET, EntryOptions, order_fields
 from ..errors import PubcliError, ValidationError
+from pubcli.schema import identifiers
 from pubcli.schema.model import Record
 from . import BadResponse, NetworkError, NotFoundOnline, crossref, ids, mapping
-from .http import NAMES, Client
+from .http import Client
+from .services import NAMES
 
 SOURCES = ("dblp", "openalex", "orcid")          # the order they are asked
 # the order they are trusted, field by field (the registration agencies first)
@@ -260,7 +262,7 @@ def merge(found: Sequence[mapping.Found]) -> tuple[Record, dict[str, str]]:
             if f.preprint and not base.preprint and (k in PUBLISHED_ONLY
                                                      or k == VENUE_TARGET.get(rec.type)):
                 continue
-            if k in ("eprint", "archiveprefix", "primaryclass") and ids.arxiv_of(fields) \
+            if k in ("eprint", "archiveprefix", "primaryclass") and identifiers.arxiv_of(fields) \
                     and origin.get("eprint") != f.source:
                 continue
             fields[k] = v
@@ -359,7 +361,7 @@ def gains(old: Record, work: Record) -> dict[str, str]:
                 continue
         if work.fields.get(k) and not old.fields.get(k):
             out[k] = work.fields[k]
-    if not ids.arxiv_of(old.fields) and ids.arxiv_of(work.fields):
+    if not identifiers.arxiv_of(old.fields) and identifiers.arxiv_of(work.fields):
         out.update(eprint=work.fields["eprint"], archiveprefix=work.fields.get(
             "archiveprefix", "arXiv"))
     return out

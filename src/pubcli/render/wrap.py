@@ -4,25 +4,14 @@ A line is a sequence of *atoms*: words, or pieces that must stay whole (a
 ``file:line``, a URL, a path with spaces, a quoted shell word). Lines break only
 between atoms; an atom wider than the room left goes on a line of its own and
 runs past the edge (the terminal folds it, but nothing is cut out of it).
-Widths are terminal cells: East Asian wide characters take two, combining marks none.
+Widths are terminal cells (:func:`pubcli.text.cells.cells`).
 """
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Iterable, Sequence
 
-
-def cells(text: str) -> int:
-    """How many terminal columns ``text`` takes."""
-    if text.isascii():
-        return len(text)
-    n = 0
-    for c in text:
-        if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf"):
-            continue
-        n += 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
-    return n
+from pubcli.text.cells import cells
 
 
 def words(text: str) -> list[str]:

@@ -9,8 +9,9 @@ listings and on the page; they are never written into the child.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
+from pubcli.schema.keys import split_keys
 from pubcli.schema.model import Record
 from pubcli.schema.types import NOT_INHERITED, inherited_name
 
@@ -27,7 +28,7 @@ class Inheritance:
         for rec in records:
             self._by_key.setdefault(rec.key.casefold(), rec)
             for name in ("xdata", "crossref"):
-                self._targets.update(k.casefold() for k in _keys(rec.fields.get(name)))
+                self._targets.update(k.casefold() for k in split_keys(rec.fields.get(name)))
 
     def is_parent(self, rec: Record) -> bool:
         """Whether another entry inherits from ``rec`` (a proceedings, a whole journal
@@ -38,7 +39,7 @@ class Inheritance:
         """The entries ``rec`` names in ``crossref`` and ``xdata`` that exist."""
         out = []
         for name in ("xdata", "crossref"):
-            for key in _keys(rec.fields.get(name)):
+            for key in split_keys(rec.fields.get(name)):
                 parent = self._by_key.get(key.casefold())
                 if parent is not None and parent is not rec:
                     out.append(parent)
@@ -62,7 +63,7 @@ class Inheritance:
         if depth >= MAX_DEPTH:
             return
         for name in ("xdata", "crossref"):
-            for key in _keys(rec.fields.get(name)):
+            for key in split_keys(rec.fields.get(name)):
                 parent = self._by_key.get(key.casefold())
                 if parent is None or id(parent) in seen:
                     continue
@@ -93,23 +94,12 @@ class Inheritance:
         return rec.copy(fields=self.fields(rec))
 
 
-def _keys(value: str | None) -> list[str]:
-    if not value:
-        return []
-    return [k.strip() for k in value.split(",") if k.strip()]
-
-
 def resolve_all(records: Sequence[Record]) -> list[Record]:
     """Every record with its inherited fields (records without parents as they are)."""
     if not any("crossref" in r.fields or "xdata" in r.fields for r in records):
         return list(records)
     inh = Inheritance(records)
     return [inh.resolved(r) for r in records]
-
-
-def inherited_for(rec: Record, records: Iterable[Record]) -> Mapping[str, str]:
-    """What a new entry would inherit from ``records`` (for validating ``add``)."""
-    return Inheritance(records).inherited(rec)
 
 
 def publications(records: Sequence[Record]) -> list[Record]:

@@ -20,9 +20,9 @@ are never recomputed: only new entries get one.
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Iterable
 
+from pubcli.text.fold import fold
 from pubcli.text.latex import to_text
 from pubcli.schema.model import Record
 from pubcli.schema.names import parse_name, split_authors
@@ -30,22 +30,19 @@ from pubcli.schema.names import parse_name, split_authors
 SKIP_WORDS = frozenset({"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "at",
                         "by", "from", "via"})
 
-# Letters NFKD does not decompose into a base letter plus accents.
-_TRANSLIT = str.maketrans({
-    "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l",
-    "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i",
-    "ŋ": "ng", "ĳ": "ij",
-})
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 FALLBACK_KEY = "entry"
 
 
+def split_keys(value: str | None) -> list[str]:
+    """A comma list of citation keys, as ``crossref``, ``xdata``, ``ids`` and ``related``
+    hold them ("a, b,,c " -> ["a", "b", "c"]): the one reading of such a field."""
+    return [k.strip() for k in value.split(",") if k.strip()] if value else []
+
+
 def ascii_fold(text: str) -> str:
     """Lower-case ASCII letters and digits only: "Müller-Lüdenscheidt" -> "mullerludenscheidt"."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKD", text.translate(_TRANSLIT))
-        text = "".join(c for c in text if not unicodedata.combining(c))
-    return _NON_ALNUM.sub("", text.lower())
+    return _NON_ALNUM.sub("", fold(text))
 
 
 def _last_name(rec: Record) -> str:

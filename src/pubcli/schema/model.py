@@ -20,9 +20,10 @@ from typing import Any, Iterable, Mapping
 # The data model and the value rules live in schema and values; they are re-exported
 # here for the modules and users that read them from the model.
 from pubcli.schema.types import (
-    FALLBACK_VENUE_FIELDS, KNOWN_TYPES, REQUIRED_FIELDS, TYPE_GROUPS, VENUE_FIELDS, type_group,
-    report_series, report_venue, type_group_order, venue_fields)
-from pubcli.schema.values import MONTH_NAMES, parse_date, parse_month, parse_year
+    report_series, report_venue, type_group,
+    venue_fields)
+from pubcli.schema.values import parse_date, parse_month, parse_year
+from pubcli.text.fold import fold
 
 AREA_FIELD = "keywords"
 FEATURED_FIELD = "featured"
@@ -44,6 +45,13 @@ class ListFormat(str, Enum):
     keys = "keys"
     bibtex = "bibtex"
     csl_json = "csl-json"
+
+
+def area_key(name: str) -> str:
+    """What two spellings of one area share: "Réseaux", "reseaux " and "RESEAUX" are one
+    area (the one fold, spaces collapsed). ``tag``, ``list --area``, ``check`` and the page
+    compare area names only through this."""
+    return " ".join(fold(name).split())
 
 
 def split_areas(value: str | None) -> list[str]:

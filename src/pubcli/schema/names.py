@@ -13,7 +13,9 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 
-from pubcli.text.latex import escape, fold, to_text
+from pubcli.text.latex import to_text
+from pubcli.text.encode import escape
+from pubcli.text.fold import fold
 
 if TYPE_CHECKING:
     from pubcli.schema.model import Record
@@ -154,11 +156,6 @@ def family_name(raw: str) -> str:
 def is_person(raw: str, person: str) -> bool:
     """Does the raw BibTeX name denote ``person``? (cached name_matches)"""
     return name_matches(parse_name(raw), person)
-
-
-def display_authors(value: str | None) -> list[str]:
-    return [parse_name(a).display if a.lower() != "others" else "et al."
-            for a in split_authors(value)]
 
 
 def name_matches(name: Name, person: str) -> bool:

@@ -14,7 +14,6 @@ import re
 
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from pubcli.schema.values import MONTH_MACROS, MONTH_NAMES
 
 if TYPE_CHECKING:
     from pubcli.schema.model import Record
@@ -88,16 +87,6 @@ KNOWN_TYPES = frozenset(REQUIRED_FIELDS) | frozenset(TYPE_ALIASES)
 
 #: Data containers biblatex never prints: not publications of their own.
 CONTAINER_TYPES = frozenset({"xdata"})
-
-
-def canonical_type(entry_type: str) -> str:
-    """The biblatex type an alias stands for (``techreport`` -> ``report``)."""
-    t = entry_type.lower()
-    return TYPE_ALIASES.get(t, t)
-
-
-def is_known_type(entry_type: str) -> bool:
-    return entry_type.lower() in KNOWN_TYPES
 
 
 def required_fields(entry_type: str, *, biblatex: bool = False) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ and :func:`with_answers` puts the answers in.
 
 Rules:
 
-* the type must be one of :data:`pubcli.schema.model.KNOWN_TYPES` unless forced;
+* the type must be one of :data:`pubcli.schema.types.KNOWN_TYPES` unless forced;
 * ``year`` is a 4-digit year (a biblatex ``date`` must start with one);
 * the type's required fields (:data:`pubcli.schema.types.REQUIRED_FIELDS`; fields inherited through
   ``crossref``/``xdata`` count) are there,
@@ -38,8 +38,8 @@ from pubcli.errors import DuplicateError, ParseError, ValidationError
 from pubcli.schema import values
 from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record, join_areas
 from pubcli.schema.names import split_authors
-from pubcli.schema.types import (
-    DEFAULT_VENUE_FIELD, KNOWN_TYPES, MONTH_NAMES, VENUE_TARGET, required_for)
+from pubcli.schema.types import DEFAULT_VENUE_FIELD, KNOWN_TYPES, VENUE_TARGET, required_for
+from pubcli.schema.values import MONTH_NAMES
 from pubcli.schema.values import parse_month
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ What is checked (``code``, severity):
 * ``unprotected-acronym`` (warning): with ``acronyms=True`` (``pubcli check`` when
   pubcli.toml has a ``[fmt]`` table whose ``protect`` is off), title words in capitals or mixed case (``BERT``,
   ``iPhone``) without the braces that keep a style from lower-casing them
-  (:func:`pubcli.text.latex.unprotected_words`; ``pubcli fmt`` braces them with
+  (:func:`pubcli.text.encode.unprotected_words`; ``pubcli fmt`` braces them with
   ``protect = "acronyms"``).
 """
 
@@ -49,6 +49,8 @@ from pubcli.schema.model import AREA_FIELD, Record, split_areas
 from pubcli.schema.resources import link_problem, resource_fields
 from pubcli.schema.types import KNOWN_TYPES, biblatex_file, required_for
 from pubcli.text.similar import closest
+from pubcli.schema.model import area_key
+from pubcli.usecases.areas import suggest
 
 ERROR = "error"
 WARNING = "warning"
@@ -125,7 +127,7 @@ def _load_problems(library: Library) -> Iterable[Finding]:
 
 
 def _vocabulary(areas: Sequence[str] | None) -> dict[str, str]:
-    return {" ".join(a.split()).casefold(): a for a in (areas or [])}
+    return {area_key(a): a for a in (areas or [])}
 
 
 def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
@@ -161,10 +163,10 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
             add(name, "bad-link", f"entry '{rec.key}': link {name} = {fields[name]!r} {why}")
     if vocabulary:
         for area in split_areas(fields.get(AREA_FIELD)):
-            if area.casefold() in vocabulary:
+            if area_key(area) in vocabulary:
                 continue
-            near = closest(area.casefold(), list(vocabulary), cutoff=60)
-            hint = f" (did you mean '{vocabulary[near]}'?)" if near else \
+            near = suggest(area, list(vocabulary.values()))
+            hint = f" (did you mean '{near}'?)" if near else \
                 " (add it to areas in pubcli.toml, or fix the entry)"
             add(AREA_FIELD, "unknown-area",
                 f"entry '{rec.key}': area '{area}' is not one of the configured areas{hint}")
@@ -173,7 +175,7 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
 
 def _unprotected(library: Library) -> list[Finding]:
     from pubcli.bibtex.write import TITLE_FIELDS
-    from pubcli.text.latex import unprotected_words
+    from pubcli.text.encode import unprotected_words
 
     out = []
     for rec in library.records:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from pubcli.usecases import refs
+from pubcli.schema.keys import split_keys
 from pubcli.schema import values
 from pubcli.errors import LibraryChanged, ValidationError
 from pubcli.store.library import Library, read_only_reason
@@ -302,7 +303,7 @@ def rename(lib: Library, ref: str, new_key: str, *, keep_ids: bool = True) -> Ch
                               line=old.line)
     fields = dict(old.fields)
     if keep_ids:
-        ids = _split_ids(fields.get(IDS_FIELD, ""))
+        ids = split_keys(fields.get(IDS_FIELD, ""))
         ids = [i for i in ids if i.casefold() != new_key.casefold()]
         if old.key.casefold() not in {i.casefold() for i in ids} \
                 and old.key.casefold() != new_key.casefold():
@@ -317,13 +318,9 @@ def rename(lib: Library, ref: str, new_key: str, *, keep_ids: bool = True) -> Ch
              + ("biber finds it through ids" if keep_ids else "update it by hand")
              for r in lib.records if r is not old
              for name in ("crossref", "xdata")
-             if old.key.casefold() in {k.casefold() for k in _split_ids(r.fields.get(name, ""))}]
+             if old.key.casefold() in {k.casefold() for k in split_keys(r.fields.get(name, ""))}]
     lib.replace(old, new)
     return Change(old, new, notes)
-
-
-def _split_ids(value: str) -> list[str]:
-    return [k.strip() for k in value.split(",") if k.strip()]
 
 
 def distinct_pairs_after_rename(library_path: str | os.PathLike[str], old_key: str,

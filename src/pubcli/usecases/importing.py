@@ -43,8 +43,9 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from pubcli.usecases import sources
 from pubcli.schema import values
 from pubcli.errors import PubcliError, ValidationError
-from pubcli.text.latex import escape, protect_case
-from pubcli.schema.model import MONTH_NAMES, Record
+from pubcli.text.encode import escape, protect_case
+from pubcli.schema.model import Record
+from pubcli.schema.values import MONTH_NAMES, MONTH_WORDS
 from pubcli.schema.names import PARTICLES, SUFFIXES, bibtex_name, known_names
 
 if TYPE_CHECKING:
@@ -52,12 +53,7 @@ if TYPE_CHECKING:
     from pubcli.dedupe import Match
     from pubcli.progress import Progress
 
-_MONTH_WORDS = {
-    **{m.lower(): i for i, m in enumerate(MONTH_NAMES, 1)},
-    **{m[:3].lower(): i for i, m in enumerate(MONTH_NAMES, 1)},
-    "sept": 9,
-}
-_MONTH_ALT = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
+_MONTH_ALT = "|".join(sorted(MONTH_WORDS, key=len, reverse=True))
 _DATE_RE = re.compile(
     r"^(?:(?P<venue>.*?\S)\s*\|\s*)?"
     r"(?:(?P<month>" + _MONTH_ALT + r")\.?,?\s+)?(?P<year>(?:1[89]|20)\d{2})$", re.I)
@@ -306,7 +302,7 @@ def _record(title: str, authors: Sequence[str], date: DateLine | None,
     if date is not None:
         fields["year"] = date.year
         if date.month:
-            fields["month"] = MONTH_NAMES[_MONTH_WORDS[date.month.lower()] - 1]
+            fields["month"] = MONTH_NAMES[MONTH_WORDS[date.month.lower()] - 1]
     if "isbn" in details:
         fields["isbn"] = details["isbn"]
     doi = values.parse_doi(details.get("doi"))
@@ -760,7 +756,7 @@ def _sort_keywords(plan: ImportPlan, library: Sequence[Record], config: Config, 
     :func:`plan_import`): fills ``plan.not_areas`` or, with ``adopt``, files near misses
     under their area and lists the other keywords in ``plan.new_areas``."""
     from pubcli.usecases import areas as A
-    from pubcli.text.latex import fold
+    from pubcli.text.fold import fold
     from pubcli.schema.model import AREA_FIELD, split_areas
 
     if not config.areas and not library:
