@@ -404,10 +404,10 @@ SAME = "same"             # a near-duplicate judged the work it matches: skipped
 
 @dataclass(frozen=True)
 class Decisions:
-    """Verdicts given before (see :mod:`pubcli.distinct`): ``distinct``, pairs of keys
-    judged not duplicates (case-folded, sorted: :func:`pubcli.distinct.load`);
+    """Verdicts given before (see :mod:`pubcli.usecases.distinct`): ``distinct``, pairs of keys
+    judged not duplicates (case-folded, sorted: :func:`pubcli.usecases.distinct.load`);
     ``same``, an incoming entry's key (case-folded) -> the library key of the work it
-    was judged to be (:func:`pubcli.distinct.load_same`)."""
+    was judged to be (:func:`pubcli.usecases.distinct.load_same`)."""
 
     distinct: frozenset[tuple[str, str]] = frozenset()
     same: Mapping[str, str] = field(default_factory=dict)
@@ -603,8 +603,8 @@ def decide(outcomes: Sequence[Outcome], outcome: Outcome, verdict: str,
 def verdicts(outcomes: Sequence[Outcome], library: Sequence[Record]) -> \
         tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """The new verdicts to remember: (pairs judged not duplicates, for
-    :func:`pubcli.distinct.add`; (incoming key, library key) judged the same work, for
-    :func:`pubcli.distinct.add_same`). A near match with an earlier item of the input
+    :func:`pubcli.usecases.distinct.add`; (incoming key, library key) judged the same work, for
+    :func:`pubcli.usecases.distinct.add_same`). A near match with an earlier item of the input
     is remembered only when that item was added (it has a key in the library then)."""
     from pubcli.schema.keys import taken_keys
 
