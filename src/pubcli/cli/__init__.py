@@ -36,6 +36,12 @@ class _PipeClosed(Exception):
 class PubcliGroup(TyperGroup):
     """Runs every command inside pubcli's error boundary (CliRunner included)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from .helptext import use_example_formatter
+
+        use_example_formatter(self)  # examples wrap between shell words, not in quotes
+
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
 
@@ -87,6 +93,8 @@ class PubcliGroup(TyperGroup):
         except PubcliError as exc:
             code = _report(exc)
         except (_Interrupted, Abort) as exc:
+            if isinstance(exc, _Interrupted):
+                _off_the_interrupt_line()
             _error(_interrupted_message("interrupted" if isinstance(exc, _Interrupted)
                                         else "aborted", writes_before))
             code = ExitCode.INTERRUPTED
@@ -154,6 +162,15 @@ def _interrupted_message(what: str, writes_before: int) -> str:
     names = ", ".join(str(p) for p in done)
     return (f"{what} after the write: {names} {'was' if len(done) == 1 else 'were'} "
             "replaced, with the change complete")
+
+
+def _off_the_interrupt_line() -> None:
+    """A terminal echoes Ctrl-C as "^C" with no line end: the message goes below it."""
+    try:
+        if sys.stderr.isatty():
+            sys.stderr.write("\n")
+    except (AttributeError, ValueError):
+        pass
 
 
 def _error(message: str) -> None:

@@ -179,10 +179,16 @@ def echo(text: str) -> None:
         sys.stdout.write(clean(text))
 
 
+#: Seconds of work before a progress bar shows: what ends sooner shows none.
+PROGRESS_AFTER = 1.0
+
+
 @contextlib.contextmanager
-def progress_bar(label: str):
-    """A callback ``(what, done, total)`` drawing a transient bar on stderr when it is a
-    terminal, doing nothing otherwise (stderr is talk; a pipe gets no bar)."""
+def progress_bar(label: str, *, after: float | None = None):
+    """A :data:`pubcli.progress.Progress` callback ``(what, done, total)`` that draws
+    a transient rich bar on stderr when stderr is a terminal, once the work has run
+    ``after`` seconds (:data:`PROGRESS_AFTER`); None otherwise (stderr is talk; a pipe
+    or a log gets no bar). The bar is gone when the block ends."""
     try:
         terminal = sys.stderr.isatty()
     except (AttributeError, ValueError):
@@ -190,17 +196,32 @@ def progress_bar(label: str):
     if not terminal:
         yield None
         return
-    from rich.console import Console
-    from rich.progress import Progress
+    import time
 
-    with Progress(transient=True, console=Console(stderr=True)) as bar:
-        task = bar.add_task(label, total=None)
+    wait = PROGRESS_AFTER if after is None else after
+    start = time.monotonic()
+    shown: list = []  # [the rich Progress, its task], once drawn
 
-        def update(what: str, done: int, total: int) -> None:
-            """``total`` 0: not known (the bar pulses)."""
-            bar.update(task, description=what, completed=done, total=total or None)
+    def update(what: str, done: int, total: int) -> None:
+        """``total`` 0: not known (the bar pulses)."""
+        if not shown:
+            if time.monotonic() - start < wait:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
 
+            bar = Progress(transient=True, console=Console(stderr=True))
+            bar.start()
+            shown.extend([bar, bar.add_task(what or label, total=total or None,
+                                            completed=done)])
+        bar, task = shown
+        bar.update(task, description=what or label, completed=done, total=total or None)
+
+    try:
         yield update
+    finally:
+        if shown:
+            shown[0].stop()
 
 
 def note_contact(client) -> None:

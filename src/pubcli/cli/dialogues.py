@@ -28,6 +28,13 @@ def stdin_is_terminal() -> bool:
         return False
 
 
+def stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def say_when_reading_a_terminal(source: str, what: str) -> None:
     """``--from -`` / ``import -`` on a terminal waits for typing: say so, once."""
     if source == "-" and stdin_is_terminal():
@@ -152,6 +159,20 @@ def ask_missing_fields(opts, *, force: bool):
     return entries.with_answers(opts, answers)
 
 
+def ask_areas(known: Sequence[str], check: Callable[[str], str]) -> list[str]:
+    """Ask for the new entry's research areas (comma-separated; empty: none), naming
+    the ``known`` ones. ``check`` gives the vocabulary's spelling of a name, or raises
+    ValidationError (an unknown one, with its did-you-mean): said, and asked again."""
+    common.note("research areas: " + "; ".join(known))
+    while True:
+        answer = _ask("Areas (comma-separated, empty for none)", "")
+        try:
+            return [check(n) for n in (" ".join(p.split()) for p in answer.split(","))
+                    if n]
+        except ValidationError as exc:
+            common.note(exc.message)
+
+
 def _ask(label: str, default: str | None = None) -> str:
     from rich.console import Console
     from rich.markup import escape
@@ -222,6 +243,32 @@ def choose(question: str, choices: Sequence[str], default: str) -> str:
         if answer in choices:
             return answer
         sys.stderr.write(f"please answer one of {', '.join(choices)}\n")
+
+
+# ------------------------------------------------------------------ import
+def ask_near(outcome, which: str, where: str) -> str:
+    """``pubcli import``, one near-duplicate held back (``which``: "2 of 5"): show it
+    and the entry it is near, then ask for the verdict: the same work (SAME), a
+    different one (DIFFERENT), or later ("")."""
+    from pubcli.render.entry import field_text
+    from pubcli.render.text import one_line
+    from pubcli.usecases import importing as importers
+
+    def brief(rec) -> str:
+        first = field_text("author", rec.fields.get("author", "")).split("; ")[0]
+        title = field_text("title", rec.title, terminal=True)
+        return one_line(f"{title} ({rec.year or 'no year'}{', ' + first if first else ''})")
+
+    m = outcome.match
+    own = f" {one_line(outcome.own_key)}" if outcome.own_key else ""
+    sys.stderr.write(f"near-duplicate {which}: {where}:{outcome.item.line}{own}\n"
+                     f"  {brief(outcome.record)}\n"
+                     f"is near {one_line(m.record.key or '(an earlier item)')} "
+                     f"({one_line(', '.join(m.evidence[:2]) or m.rule)}):\n"
+                     f"  {brief(m.record)}\n")
+    answer = choose("the same work: skip it (s); a different work: add it (a); later (l)",
+                    ["s", "a", "l"], "l")
+    return {"s": importers.SAME, "a": importers.DIFFERENT}.get(answer, "")
 
 
 def ask_merge(group, show: Callable[[], None]):

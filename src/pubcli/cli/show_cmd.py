@@ -63,8 +63,9 @@ def _render(lib, records, format: ShowFormat) -> str:
     if format is ShowFormat.json:
         return entry.entries_json([(r, str(lib.path), r.line, inherit.inherited(r))
                                    for r in records])
+    width = common.terminal_width() if common.stdout_is_terminal() else None
     return entry.entries_text([(r, editing.where(lib, r), inherit.inherited(r))
-                               for r in records])
+                               for r in records], width)
 
 
 def register(app: typer.Typer) -> None:

@@ -52,7 +52,7 @@ class Update:
         return [c for c in self.changes if c.kind != "kept"]
 
 
-Progress = Callable[[str, int, int], None]   # (what is asked, done, total)
+from ..progress import Progress  # noqa: E402 - (what is asked, done, total): the one seam
 
 
 class Sources:

@@ -6,6 +6,7 @@
 * :mod:`.entry`: one entry in full (``pubcli show``);
 * :mod:`.table`: small tables that fit a wide terminal, a narrow one or a pipe;
 * :mod:`.changes`: what a write did or would do, in words;
+* :mod:`.wrap`: lines wrapped on words at a terminal's width, never inside a key or a path;
 * :mod:`.ci`: GitHub workflow annotations.
 
 The names below are loaded on first use, so importing :mod:`pubcli.render.text`

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping
 # The data model and the value rules live in schema and values; they are re-exported
 # here for the modules and users that read them from the model.
 from pubcli.schema.types import (
-    type_group,
+    report_series, report_venue, type_group,
     venue_fields)
 from pubcli.schema.values import parse_date, parse_month, parse_year
 from pubcli.text.fold import fold
@@ -171,12 +171,22 @@ class Record:
 
     @property
     def venue(self) -> str:
-        """The raw venue text: booktitle, journal, report number... by type."""
+        """The raw venue text: booktitle, journal... by type; a report's number when it
+        names itself, else its institution, type and number (:func:`report_venue`)."""
+        report = report_venue(self.type, self.fields)
+        if report is not None:
+            return report
         for name in venue_fields(self.type):
             value = self.fields.get(name)
             if value:
                 return value
         return ""
+
+    @property
+    def venue_group(self) -> str:
+        """What ``list --by venue`` groups under: the venue, and for a report its series
+        (institution and type), not one group per report number."""
+        return report_series(self.type, self.fields) or self.venue
 
     @property
     def type_group(self) -> str:

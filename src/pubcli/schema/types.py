@@ -10,6 +10,8 @@ of appendix B).
 
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 
@@ -238,6 +240,41 @@ DEFAULT_VENUE_FIELD = "howpublished"
 
 def venue_fields(entry_type: str) -> tuple[str, ...]:
     return VENUE_FIELDS.get(entry_type, FALLBACK_VENUE_FIELDS)
+
+
+#: What a report is called when its ``type`` field does not say (BibTeX's styles print
+#: "Technical Report" for a @techreport).
+REPORT_TYPES = {"techreport": "Technical Report", "report": "Report"}
+# MSR-TR-2024-12 says whose report it is; 7, TR-7 or No. 7 do not
+_REPORT_WORDS = re.compile(r"(?i)\b(?:tr|no|nr|rep|report|tech|technical)\b\.?")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def report_series(entry_type: str, fields: Mapping[str, str]) -> str:
+    """A report's series: its institution and type ("Microsoft Research, Technical
+    Report"), what ``list --by venue`` groups reports under; "" for other entries."""
+    if entry_type not in REPORT_TYPES:
+        return ""
+    kind = " ".join(fields.get("type", "").split()) or REPORT_TYPES[entry_type]
+    institution = " ".join(fields.get("institution", "").split())
+    if re.search(r"(?i)\b(?:tech|technical|report)\b", institution):
+        return institution  # "Microsoft Technical Report" says it already
+    return f"{institution}, {kind}" if institution else kind
+
+
+def report_venue(entry_type: str, fields: Mapping[str, str]) -> str | None:
+    """Where a report appeared, as a listing shows it: its number when the number names
+    itself (``MSR-TR-2024-12``); else its series and number ("Microsoft Research,
+    Technical Report 7"), as BibTeX's styles print it. None for other entries."""
+    if entry_type not in REPORT_TYPES:
+        return None
+    number = " ".join(fields.get("number", "").split())
+    if number and _LETTER.search(_REPORT_WORDS.sub("", number)):
+        return number
+    if not number and not fields.get("institution", "").strip():
+        return ""
+    series = report_series(entry_type, fields)
+    return f"{series} {number}" if number else series
 
 
 # ------------------------------------------------------------------ inheritance

@@ -55,7 +55,7 @@ class View:
             f, rec = self.rec.fields, self.rec
             details = []
             if rec.type in {"techreport", "report"} and f.get("number") \
-                    and rec.venue != f.get("number"):
+                    and " ".join(f["number"].split()) not in rec.venue:
                 details.append(("Report", to_text(f["number"])))
             for label, name in (("Published by", "publisher"), ("ISBN", "isbn")):
                 if f.get(name) and to_text(f[name]) != self.venue:

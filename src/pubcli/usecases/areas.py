@@ -108,11 +108,16 @@ def choose(names: Sequence[str], records: Sequence[Record], config: Config, *,
         return [], []
     vocab = vocabulary(config.areas, records)
     chosen = unique(resolve(n, vocab, allow_new=allow_new, option=option).name for n in names)
-    configured = {area_key(a) for a in config.areas}
     warnings = [f"area {a!r} is not in the 'areas' of {config.path}; add it there to give it "
-                "a place in lists and pages" for a in chosen
-                if configured and area_key(a) not in configured]
+                "a place in lists and pages" for a in unlisted(chosen, config)]
     return chosen, warnings
+
+
+def unlisted(names: Sequence[str], config: Config) -> list[str]:
+    """The ``names`` a config that lists areas does not list (none when it lists none:
+    the library's areas are the vocabulary then)."""
+    configured = {area_key(a) for a in config.areas}
+    return [a for a in names if configured and area_key(a) not in configured]
 
 
 def find_used(name: str, records: Iterable[Record]) -> str | None:
@@ -216,6 +221,7 @@ class TagPlan:
     warnings: list[str] = field(default_factory=list)
     path: Path | None = None  # the library, for the warnings
     config_rename: tuple[str, str] | None = None  # (old, new) to rename in the config too
+    config_add: list[str] = field(default_factory=list)  # new areas (--new) for the config
 
     def propose(self, old: Record, new: Record) -> None:
         """Plan ``old`` -> ``new``, unless pubcli must leave ``old``'s text alone (no key,
@@ -275,7 +281,8 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
     """What ``pubcli tag`` changes in ``records`` (of the library at ``path``).
 
     ``add``/``remove`` are area names as typed, resolved against the
-    vocabulary (``allow_new`` accepts new ones for ``add``); ``featured`` sets
+    vocabulary (``allow_new`` accepts new ones for ``add``, listed in ``config_add``
+    for the config's ``areas``, so ``check`` knows them); ``featured`` sets
     (True) or clears (False) the marker; ``rename`` (OLD, NEW) works on the
     whole library and goes alone (see :func:`plan_rename`). The entries are
     chosen by :func:`select_entries`. Entries already as asked are left out
@@ -294,14 +301,14 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
         clean(name)
     targets = select_entries(records, keys, filters, confirm_all=confirm_all, preview=preview,
                              path=path)
-    to_add, warnings = choose(add, records, config, allow_new=allow_new, option="--add")
+    to_add, _ = choose(add, records, config, allow_new=allow_new, option="--add")
     known = [*config.areas, *library_areas(records)] if remove else []
     to_remove = unique(resolve(a, known, option="--remove").name for a in remove)
     removed = {area_key(a) for a in to_remove}
     both = [a for a in to_add if area_key(a) in removed]
     if both:
         raise ValidationError(f"area {both[0]!r} is both added and removed")
-    plan = TagPlan(warnings=warnings, path=path)
+    plan = TagPlan(path=path, config_add=unlisted(to_add, config))
     for rec in targets:
         new = edit(rec, to_add, to_remove) or rec
         if featured is not None:

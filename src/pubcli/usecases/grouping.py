@@ -167,7 +167,7 @@ def group(records: Sequence[Record], by: GroupBy | str,
             groups.setdefault(type_group(r.type), []).append(r)
         return sorted(groups.items(), key=lambda kv: type_group_order(kv[0]))
     for r in ordered:
-        groups.setdefault(to_text(r.venue) or NO_VENUE, []).append(r)
+        groups.setdefault(to_text(r.venue_group) or NO_VENUE, []).append(r)
     return sorted(groups.items(), key=lambda kv: (kv[0] == NO_VENUE, fold(kv[0])))
 
 

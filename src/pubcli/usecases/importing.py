@@ -51,6 +51,7 @@ from pubcli.schema.names import PARTICLES, SUFFIXES, bibtex_name, known_names
 if TYPE_CHECKING:
     from pubcli.local.config import Config
     from pubcli.dedupe import Match
+    from pubcli.progress import Progress
 
 _MONTH_ALT = "|".join(sorted(MONTH_WORDS, key=len, reverse=True))
 _DATE_RE = re.compile(
@@ -386,12 +387,66 @@ class Outcome:
     #: item's line; ``pubcli check`` shows them again
     shortfalls: list[str] = field(default_factory=list)
     renamed_from: str | None = None  # the key as written, when the entry got another
+    #: a near-duplicate's verdict: DIFFERENT (added; remember the pair as not
+    #: duplicates), SAME (skipped; remember it as the same work), or "" (undecided)
+    decision: str = ""
+    remembered: bool = False  # the verdict comes from an earlier import's decision
+
+    @property
+    def own_key(self) -> str:
+        """The key the item has in its input (empty for a listing's items)."""
+        return self.item.record.key
+
+
+DIFFERENT = "different"   # a near-duplicate judged another work: added
+SAME = "same"             # a near-duplicate judged the work it matches: skipped
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """Verdicts given before (see :mod:`pubcli.usecases.distinct`): ``distinct``, pairs of keys
+    judged not duplicates (case-folded, sorted: :func:`pubcli.usecases.distinct.load`);
+    ``same``, an incoming entry's key (case-folded) -> the library key of the work it
+    was judged to be (:func:`pubcli.usecases.distinct.load_same`)."""
+
+    distinct: frozenset[tuple[str, str]] = frozenset()
+    same: Mapping[str, str] = field(default_factory=dict)
+
+    def judged_distinct(self, a: str, b: str) -> bool:
+        from pubcli.usecases.distinct import pair
+
+        return bool(a and b) and pair(a, b) in self.distinct
+
+
+def decision_key(rec: Record) -> str:
+    """What names an incoming entry in a remembered decision: its own key, else (a
+    listing's item) the key scheme's key for it, which the same text gives again."""
+    from pubcli.schema.keys import base_key
+
+    return rec.key or base_key(rec)
+
+
+def _same_entry(rec: Record, titleless: Mapping[str, Sequence[Record]]) -> Record | None:
+    """A library entry without a title that says all ``rec`` (also without one) says:
+    the same type, and every field of ``rec`` with the same value. The matcher judges
+    works by their titles, so a crossref parent (``@proceedings`` with a booktitle)
+    needs this to be known again on a re-import."""
+    if rec.title.strip():
+        return None
+    mine = {k: " ".join(v.split()) for k, v in rec.fields.items() if v.strip()}
+    if not mine:
+        return None
+    for other in titleless.get(rec.type.casefold(), ()):
+        if all(" ".join(other.fields.get(k, "").split()) == v for k, v in mine.items()):
+            return other
+    return None
 
 
 def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = False,
          add_near: bool = False, areas: Sequence[str] = (),
          review_threshold: float = REVIEW_THRESHOLD, strict: bool = False,
-         digest: str | None = None) -> list[Outcome]:
+         digest: str | None = None, decisions: Decisions | None = None,
+         progress: Progress | None = None) -> list[Outcome]:
     """Decide, item by item, what an import does.
 
     Each item is matched (with :func:`pubcli.dedupe.find_matches`) against the
@@ -409,13 +464,21 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     import makes (the library and all items), as ``pubcli dedupe`` will judge it
     afterwards; ``digest`` names that content (the file's and the items' bytes) for
     the weights cache.
+
+    ``decisions`` given before are kept: a match with an entry the item was judged
+    not to duplicate does not count; an item judged the same work as a library entry
+    is a duplicate of it. An item without a title is a duplicate of a library entry
+    without one that says all it says (:func:`_same_entry`: a crossref parent).
+    ``progress`` hears how many items are judged (:mod:`pubcli.progress`).
     """
     from pubcli.usecases import adding as entries
     from pubcli.dedupe import find_matches
+    from pubcli.progress import stepper
     from pubcli.schema.inherit import Inheritance
     from pubcli.schema.keys import taken_keys
     from pubcli.schema.types import biblatex_file
 
+    tick = stepper(progress, "matching against the library", len(items))
     taken = taken_keys(library)
     pool: list[Record] = list(library)
     parents = Inheritance([*(i.record for i in items), *library])  # crossref/xdata targets
@@ -425,9 +488,34 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     held: list[Record] = []            # items held for review, to find their repeats
     in_library = {id(r) for r in library}
     would_be = [*library, *(i.record for i in items)]
+    decided = decisions or Decisions()
+    by_key = {r.key.casefold(): r for r in library if r.key} if decided.same else {}
+    titleless: dict[str, list[Record]] = {}
+    for r in library:
+        if not r.title.strip():
+            titleless.setdefault(r.type.casefold(), []).append(r)
     out: list[Outcome] = []
-    for item in items:
+
+    def kept(rec: Record, found: list[Match]) -> list[Match]:
+        """``found`` without the entries ``rec`` was judged not to duplicate."""
+        if not decided.distinct or not found:
+            return found
+        name = decision_key(rec)
+        return [m for m in found if not decided.judged_distinct(name, m.record.key)]
+
+    for done, item in enumerate(items):
+        tick(done)
         rec = entries.apply_extras(item.record, areas)
+        earlier_verdict = by_key.get(decided.same.get(decision_key(rec).casefold(), "")
+                                     .casefold()) if decided.same else None
+        same = earlier_verdict or _same_entry(rec, titleless)
+        if same is not None:
+            why = "judged the same work before" if earlier_verdict else "the same entry"
+            status = REPEAT if id(same) in incoming else DUPLICATE
+            out.append(Outcome(item, status, rec, match=_said(same, why),
+                               decision=SAME if earlier_verdict else "",
+                               remembered=earlier_verdict is not None))
+            continue
         try:
             shortfalls = entries.validate(rec.copy(key=""), force=force,
                                           inherited=parents.inherited(item.record),
@@ -438,7 +526,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
             continue
         if rec.key:
             shortfalls = [f"entry '{rec.key}': {w}" for w in shortfalls]
-        matches = find_matches(rec, pool, digest=digest, among=would_be)
+        matches = kept(rec, find_matches(rec, pool, digest=digest, among=would_be))
         if matches:
             best = matches[0]
             earlier = incoming.get(id(best.record))
@@ -464,19 +552,72 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
                 out.append(Outcome(item, HELD, rec, problem=item.held))
                 held.append(rec)
             continue
-        near = find_matches(rec, pool, threshold=review_threshold, digest=digest,
-                            among=would_be)
+        found = find_matches(rec, pool, threshold=review_threshold, digest=digest,
+                             among=would_be)
+        near = kept(rec, found)
         add = not near or add_near
         renamed = None
         if add:
             rec, renamed = entries.keep_or_renew_key(rec, taken)
         outcome = Outcome(item, NEAR if near else NEW, rec, added=add,
                           match=near[0] if near else None, shortfalls=shortfalls,
-                          renamed_from=renamed)
+                          renamed_from=renamed,
+                          decision=DIFFERENT if near and add_near else "",
+                          remembered=len(found) > len(near) and not near)
         out.append(outcome)
         pool.append(rec)
         incoming[id(rec)] = outcome
+        if add and not rec.title.strip():  # a later copy of it is a repeat
+            titleless.setdefault(rec.type.casefold(), []).append(rec)
+    tick(len(items))
     return out
+
+
+def _said(rec: Record, why: str) -> Match:
+    """A match not the matcher's: an earlier verdict, or an identical entry."""
+    from pubcli.dedupe import Match
+
+    return Match(rec, 100.0, [why], why)
+
+
+def decide(outcomes: Sequence[Outcome], outcome: Outcome, verdict: str,
+           library: Sequence[Record]) -> None:
+    """Give a held-back near-duplicate its verdict: DIFFERENT adds it (its key kept,
+    or a new one when taken), SAME makes it a duplicate of the work it matches
+    (skipped). The verdict is to be remembered (:func:`verdicts`)."""
+    from pubcli.schema.keys import taken_keys
+    from pubcli.usecases import adding as entries
+
+    if outcome.status != NEAR or outcome.added:
+        raise ValueError("only a held-back near-duplicate takes a verdict")
+    outcome.decision = verdict
+    if verdict == SAME:
+        outcome.status = DUPLICATE
+    elif verdict == DIFFERENT:
+        taken = taken_keys([*library, *(o.record for o in outcomes if o.added)])
+        outcome.record, outcome.renamed_from = entries.keep_or_renew_key(outcome.record,
+                                                                          taken)
+        outcome.added = True
+
+
+def verdicts(outcomes: Sequence[Outcome], library: Sequence[Record]) -> \
+        tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The new verdicts to remember: (pairs judged not duplicates, for
+    :func:`pubcli.usecases.distinct.add`; (incoming key, library key) judged the same work, for
+    :func:`pubcli.usecases.distinct.add_same`). A near match with an earlier item of the input
+    is remembered only when that item was added (it has a key in the library then)."""
+    from pubcli.schema.keys import taken_keys
+
+    there = taken_keys([*library, *(o.record for o in outcomes if o.added)])
+    distinct, same = [], []
+    for o in outcomes:
+        if o.remembered or o.match is None or o.match.record.key.casefold() not in there:
+            continue
+        if o.decision == DIFFERENT and o.added:
+            distinct.append((o.record.key, o.match.record.key))
+        elif o.decision == SAME:
+            same.append((decision_key(o.record), o.match.record.key))
+    return distinct, same
 
 
 def _filled(rec: Record) -> int:
@@ -567,7 +708,9 @@ class NothingToImport(ValidationError):
 def plan_import(text: str, library: Sequence[Record], config: Config, *, source: str = "-",
                 fmt: str = "auto", areas: Sequence[str] = (), allow_new: bool = False,
                 add_near: bool = False, force: bool = False, strict: bool = False,
-                areas_from_keywords: bool = False, digest: str | None = None) -> ImportPlan:
+                areas_from_keywords: bool = False, digest: str | None = None,
+                decisions: Decisions | None = None,
+                progress: Progress | None = None) -> ImportPlan:
     """Read ``text`` (from ``source``, "-" for stdin) as ``fmt`` and decide what an
     import into ``library`` does (see :func:`plan`). ``areas`` are names as typed,
     resolved against the vocabulary (``allow_new`` accepts new ones). Names in a
@@ -600,7 +743,7 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
 
         digest = digest_of(f"{digest}\0".encode() + text.encode("utf-8", "surrogateescape"))
     outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen,
-                    strict=strict, digest=digest)
+                    strict=strict, digest=digest, decisions=decisions, progress=progress)
     warnings += outcome_warnings(outcomes, where)
     result = ImportPlan(outcomes, warnings, where, got.unread)
     _sort_keywords(result, library, config, adopt=areas_from_keywords)
