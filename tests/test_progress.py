@@ -9,7 +9,7 @@ import sys
 from pubcli.usecases import importing as importers
 from pubcli.cli import common
 from pubcli.schema.model import Record
-from pubcli.progress import stepper
+from pubcli.usecases.progress import stepper
 
 from .conftest import write
 

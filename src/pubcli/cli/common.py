@@ -185,7 +185,7 @@ PROGRESS_AFTER = 1.0
 
 @contextlib.contextmanager
 def progress_bar(label: str, *, after: float | None = None):
-    """A :data:`pubcli.progress.Progress` callback ``(what, done, total)`` that draws
+    """A :data:`pubcli.usecases.progress.Progress` callback ``(what, done, total)`` that draws
     a transient rich bar on stderr when stderr is a terminal, once the work has run
     ``after`` seconds (:data:`PROGRESS_AFTER`); None otherwise (stderr is talk; a pipe
     or a log gets no bar). The bar is gone when the block ends."""

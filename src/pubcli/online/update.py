@@ -52,7 +52,7 @@ class Update:
         return [c for c in self.changes if c.kind != "kept"]
 
 
-from ..progress import Progress  # noqa: E402 - (what is asked, done, total): the one seam
+from pubcli.usecases.progress import Progress  # noqa: E402 - (what is asked, done, total): the one seam
 
 
 class Sources:

@@ -51,7 +51,7 @@ from pubcli.schema.names import PARTICLES, SUFFIXES, bibtex_name, known_names
 if TYPE_CHECKING:
     from pubcli.local.config import Config
     from pubcli.dedupe import Match
-    from pubcli.progress import Progress
+    from pubcli.usecases.progress import Progress
 
 _MONTH_ALT = "|".join(sorted(MONTH_WORDS, key=len, reverse=True))
 _DATE_RE = re.compile(
@@ -469,11 +469,11 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     not to duplicate does not count; an item judged the same work as a library entry
     is a duplicate of it. An item without a title is a duplicate of a library entry
     without one that says all it says (:func:`_same_entry`: a crossref parent).
-    ``progress`` hears how many items are judged (:mod:`pubcli.progress`).
+    ``progress`` hears how many items are judged (:mod:`pubcli.usecases.progress`).
     """
     from pubcli.usecases import adding as entries
     from pubcli.dedupe import find_matches
-    from pubcli.progress import stepper
+    from pubcli.usecases.progress import stepper
     from pubcli.schema.inherit import Inheritance
     from pubcli.schema.keys import taken_keys
     from pubcli.schema.types import biblatex_file
