@@ -165,3 +165,8 @@ def test_a_comma_list_of_keys_is_read_in_one_place():
                if any("k.strip()" in MODULES[m].read_text(encoding="utf-8").splitlines()[n - 1]
                       for n in lines)}
     assert readers <= {"pubcli.schema.keys"}, readers
+
+
+def test_is_a_terminal_is_asked_in_one_place():
+    hits = {m for m in _sources(r"\.isatty\(\)")}
+    assert hits <= {"pubcli.cli.common"}, hits

@@ -11,6 +11,7 @@ found something returns ``ExitCode.FOUND`` (1); Ctrl-C prints one line and exits
 from __future__ import annotations
 
 import importlib
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -166,11 +167,11 @@ def _interrupted_message(what: str, writes_before: int) -> str:
 
 def _off_the_interrupt_line() -> None:
     """A terminal echoes Ctrl-C as "^C" with no line end: the message goes below it."""
-    try:
-        if sys.stderr.isatty():
+    from .common import is_terminal
+
+    if is_terminal(sys.stderr):
+        with contextlib.suppress(ValueError, OSError):  # a stream closed under us
             sys.stderr.write("\n")
-    except (AttributeError, ValueError):
-        pass
 
 
 def _error(message: str) -> None:

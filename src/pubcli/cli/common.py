@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -51,15 +51,23 @@ def report_problems(lib) -> None:
         shown += 1
 
 
-def stdout_is_terminal() -> bool:
-    """Is stdout a terminal? ``TTY_COMPATIBLE=1``/``0`` (as rich reads it) overrides."""
-    forced = os.environ.get("TTY_COMPATIBLE")
-    if forced in {"0", "1"}:
-        return forced == "1"
+def is_terminal(stream: Any, *, override: bool = False) -> bool:
+    """Is ``stream`` a terminal? The one test every command asks. With ``override``
+    (what is rendered on stdout), ``TTY_COMPATIBLE=1``/``0`` decides when set, as rich
+    reads it; a prompt, a pager, a progress bar and the line after ``^C`` need a real one."""
+    if override:
+        forced = os.environ.get("TTY_COMPATIBLE")
+        if forced in {"0", "1"}:
+            return forced == "1"
     try:
-        return sys.stdout.isatty()
+        return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+def stdout_is_terminal() -> bool:
+    """Is stdout a terminal (``TTY_COMPATIBLE`` overrides: :func:`is_terminal`)?"""
+    return is_terminal(sys.stdout, override=True)
 
 
 def terminal_width() -> int:
@@ -140,7 +148,7 @@ def page(text: str) -> None:
     import subprocess
 
     try:
-        real_terminal = sys.stdout.isatty()  # a pager needs one (TTY_COMPATIBLE is not one)
+        real_terminal = is_terminal(sys.stdout)  # a pager needs one (TTY_COMPATIBLE is not one)
     except (AttributeError, ValueError):
         real_terminal = False
     if not (real_terminal and text.count("\n") >= shutil.get_terminal_size().lines):
@@ -189,11 +197,7 @@ def progress_bar(label: str, *, after: float | None = None):
     a transient rich bar on stderr when stderr is a terminal, once the work has run
     ``after`` seconds (:data:`PROGRESS_AFTER`); None otherwise (stderr is talk; a pipe
     or a log gets no bar). The bar is gone when the block ends."""
-    try:
-        terminal = sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        terminal = False
-    if not terminal:
+    if not is_terminal(sys.stderr):
         yield None
         return
     import time

@@ -162,10 +162,7 @@ def _groups(path: Path, lib: "Library", threshold: float | None) -> list["Group"
 
 
 def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
+    return common.is_terminal(sys.stderr)
 
 
 def _stderr_console():

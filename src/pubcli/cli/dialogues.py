@@ -22,17 +22,11 @@ T = TypeVar("T")
 
 
 def stdin_is_terminal() -> bool:
-    try:
-        return sys.stdin.isatty()
-    except (AttributeError, ValueError):
-        return False
+    return common.is_terminal(sys.stdin)
 
 
 def stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
+    return common.is_terminal(sys.stderr)
 
 
 def say_when_reading_a_terminal(source: str, what: str) -> None:
