@@ -23,20 +23,7 @@ from pubcli.exporters import EXPORTERS, build_page, get
 from pubcli.exporters.html import csp_hash
 from pubcli.exporters.style import rich
 
-from .conftest import ROOT, SEED_PAGE, write
-
-GOLDEN = ROOT / "tests" / "golden"
-
-
-def golden(name: str, actual: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("PUBCLI_UPDATE_GOLDEN") == "1":
-        path.write_text(actual, encoding="utf-8", newline="")
-    assert path.exists(), f"missing golden file {path}; run with PUBCLI_UPDATE_GOLDEN=1"
-    assert actual == path.read_bytes().decode("utf-8"), \
-        f"{name} differs from the golden file; if the change is intended, " \
-        "rerun with PUBCLI_UPDATE_GOLDEN=1 and review the diff"
-
+from .conftest import ROOT, SEED_PAGE, golden, write
 
 def export(cli, *args):
     r = cli("export", *args)

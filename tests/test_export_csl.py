@@ -20,8 +20,8 @@ import pytest
 from pubcli import store
 from pubcli.exporters.styles import STYLE_DIR, STYLES
 
-from .conftest import ROOT, write
-from .test_export import HOSTILE, check_html, golden, md_html
+from .conftest import ROOT, golden, write
+from .test_export import HOSTILE, check_html, md_html
 
 SCHEMA = ROOT / "tests" / "data" / "csl-data.json"
 PANDOC = shutil.which("pandoc")
