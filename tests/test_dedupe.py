@@ -10,7 +10,7 @@ import pytest
 from pubcli import dedupe, store
 from pubcli.schema.model import Record
 
-from .conftest import ROOT, SHIPPED, write
+from .conftest import ROOT, SHIPPED, record, write
 
 HARD = ROOT / "tests" / "data" / "dedupe" / "hard_cases.bib"
 
@@ -28,7 +28,7 @@ def _cases(prefix: str) -> list[str]:
 
 
 def rec(key: str, type_: str = "article", **fields: str) -> Record:
-    return Record(key, type_, fields)
+    return record(key, type_, **fields)
 
 
 # ---------------------------------------------------------------- hard cases
