@@ -211,7 +211,7 @@ def test_skip_and_quit_write_nothing(cli, pair):
 def test_no_answer_aborts_without_writing(cli, pair):
     before = pair.read_bytes()
     r = cli("dedupe", "--merge", "-l", pair, input="")
-    assert r.exit_code != 0 and "aborted" in r.stderr
+    assert r.exit_code == 2 and "aborted" in r.stderr
     assert pair.read_bytes() == before
 
 
