@@ -244,6 +244,7 @@ def document(draw) -> str:
     return "".join(out)
 
 
+@pytest.mark.slow
 @given(doc=document())
 @settings(SETTINGS)
 def test_generated_documents_read_as_bibtex_reads_them(doc):

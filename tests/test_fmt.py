@@ -244,7 +244,7 @@ def test_fmt_twice_is_fmt_once_on_generated_documents(form, seed):
 REAL = sorted(p for p in (ROOT / "tests" / "corpus").rglob("*.bib"))
 
 
-@pytest.mark.parametrize("path", REAL[:40], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.name == "tugboat.bib" else p for p in REAL[:40]], ids=lambda p: p.name)
 def test_fmt_on_real_files_is_idempotent_and_keeps_what_bibtex_reads(path):
     try:
         _, text, _ = store.read_text(path)

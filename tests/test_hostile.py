@@ -322,6 +322,7 @@ def make_big_library(path: Path, target: int = 50 * 1024 * 1024) -> int:
     return n
 
 
+@pytest.mark.slow
 def test_a_50_mb_library(tmp_path, cli):
     folder = tmp_path / "data"
     folder.mkdir()
