@@ -244,7 +244,7 @@ def test_fmt_twice_is_fmt_once_on_generated_documents(form, seed):
 REAL = sorted(p for p in (ROOT / "tests" / "corpus").rglob("*.bib"))
 
 
-@pytest.mark.parametrize("path", REAL[:40], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.name == "tugboat.bib" else p for p in REAL[:40]], ids=lambda p: p.name)
 def test_fmt_on_real_files_is_idempotent_and_keeps_what_bibtex_reads(path):
     try:
         _, text, _ = store.read_text(path)
@@ -306,7 +306,7 @@ def test_errors_are_one_line_and_exit_2(cli, tmp_path):
     assert r.exit_code == 2 and "no entry with key 'nope'" in r.stderr
     write(tmp_path / "pubcli.toml", "[fmt]\nprotect = \"all\"\n")
     r = cli("fmt", "-l", path)
-    assert r.exit_code == 2 and "fmt.protect" in r.stderr and "Traceback" not in r.output
+    assert r.exit_code == 2 and "fmt.protect" in r.stderr and r.stderr.count("\n") == 1
 
 
 def test_check_warns_on_unprotected_acronyms_only_when_protect_is_off(cli, tmp_path):

@@ -18,7 +18,7 @@ from pubcli.text.fold import fold
 from pubcli.schema.model import Record
 from pubcli.schema.names import parse_name, split_authors
 
-from .conftest import SEED_PAGE, SHIPPED
+from .conftest import SEED_PAGE, SHIPPED, record
 
 
 def distinct(items):
@@ -161,7 +161,7 @@ def test_latex_specials_are_escaped():
 
 
 def rec(title, author="Ruwase, Olatunji", year="2010", key="", **extra):
-    return Record(key, "misc", {"author": author, "title": title, "year": year, **extra})
+    return record(key, author=author, title=title, year=year, **extra)
 
 
 LIFEGUARDS = ("Decoupled Lifeguards: Enabling Path Optimizations for Dynamic Correctness "
@@ -181,7 +181,7 @@ def test_plan_sorts_items_into_new_duplicate_repeat_and_near():
     assert find_matches(near, lib, threshold=importers.REVIEW_THRESHOLD)
     items = [Item(rec(LIFEGUARDS), 1), Item(rec("A Brand New Result"), 4),
              Item(rec("A Brand New Result"), 7), Item(near, 10),
-             Item(Record("", "article", {"title": "No Journal"}), 13)]
+             Item(record("", "article", title="No Journal"), 13)]
     out = importers.plan(items, lib, strict=True)
     assert [o.status for o in out] == ["duplicate", "new", "repeat", "near-duplicate", "invalid"]
     assert [o.added for o in out] == [False, True, False, False, False]

@@ -151,7 +151,7 @@ def test_a_macro_missing_its_argument_shows_and_logs_nothing():
     code = "from pubcli.text.latex import to_text\nprint(to_text(r'see \\url and \\cite'))\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stderr == ""
-    assert "see" in out.stdout and "and" in out.stdout
+    assert out.stdout == "see url and cite\n"  # each macro shows its name
 
 
 @given(st.lists(st.sampled_from(
