@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 # The data model and the value rules live in schema and values; they are re-exported
 # here for the modules and users that read them from the model.
 from .schema import (FALLBACK_VENUE_FIELDS, KNOWN_TYPES, REQUIRED_FIELDS,  # noqa: F401
                      TYPE_GROUPS, VENUE_FIELDS, type_group, type_group_order, venue_fields)
 from .values import MONTH_NAMES, parse_date, parse_month, parse_year  # noqa: F401
+
+if TYPE_CHECKING:
+    from .display import Row
 
 AREA_FIELD = "keywords"
 FEATURED_FIELD = "featured"
@@ -86,7 +89,7 @@ class Record:
         self.fields: dict[str, str] = dict(fields or {})
         self.line = line
         self.source = source
-        self.row: tuple | None = None
+        self.row: Row | None = None
 
     @classmethod
     def restore(cls, key: str, type: str, fields: dict[str, str], line: int,
@@ -131,7 +134,7 @@ class Record:
     @property
     def year(self) -> int | None:
         if self.row is not None:  # derived from these fields already (pubcli.display)
-            return self.row[4]
+            return self.row.year
         y = parse_year(self.fields.get("year"))
         if y is None:
             y = parse_year(self.fields.get("date"))
@@ -140,7 +143,7 @@ class Record:
     @property
     def month(self) -> int | None:
         if self.row is not None:
-            return self.row[5]
+            return self.row.month
         m = parse_month(self.fields.get("month"))
         if m is None and "date" in self.fields:
             d = parse_date(self.fields["date"])
@@ -151,13 +154,13 @@ class Record:
     @property
     def areas(self) -> list[str]:
         if self.row is not None:
-            return list(self.row[6])
+            return list(self.row.areas)
         return split_areas(self.fields.get(AREA_FIELD))
 
     @property
     def featured(self) -> bool:
         if self.row is not None:
-            return self.row[7]
+            return self.row.featured
         return self.fields.get(FEATURED_FIELD, "").strip().lower() in {"true", "yes", "1"}
 
     @property

@@ -44,6 +44,24 @@ def _author_segments(v: View, owner: str | None, limit: int = 3):
     return [(clean(s), o) for s, o in short_authors(v.authors, owner_idx, limit)]
 
 
+def _owner_positions(owner: str) -> Callable[[Sequence[str]], set[int]]:
+    """Which of a row's raw names denote ``owner`` (:func:`pubcli.view.owner_flags`),
+    each distinct name compared once per listing: co-authors repeat from row to row."""
+    known: dict[str, bool] = {}
+
+    def positions(raw: Sequence[str]) -> set[int]:
+        out = set()
+        for i, name in enumerate(raw):
+            hit = known.get(name)
+            if hit is None:
+                hit = known[name] = owner_flags((name,), owner)[0]
+            if hit:
+                out.add(i)
+        return out
+
+    return positions
+
+
 def fits_table(groups: Groups, width: int) -> bool:
     """Can a table ``width`` columns wide show every key whole in its title cell?"""
     if width < TABLE_MIN_WIDTH:
@@ -137,14 +155,15 @@ def _plain_lines(groups: Groups, by: GroupBy, owner: str | None) -> str:
     (a CR is kept only before a newline, which a separator never starts with)."""
     lines: list[str] = []
     append = lines.append
+    positions = _owner_positions(owner) if owner else None
     for name, recs in groups:
         if lines:
             append("")
         append(heading(name, len(recs), by))
         for rec in recs:
-            title, raw, authors, venue, year, _, areas, _ = rec.row or row_of(rec)
-            if owner:
-                idx = {i for i, f in enumerate(owner_flags(raw, owner)) if f}
+            _, _, title, raw, authors, venue, year, _, areas, _ = rec.row or row_of(rec)
+            idx = positions(raw) if positions is not None else None
+            if idx:
                 who = "".join(s for s, _ in short_authors(authors, idx))
             elif len(authors) <= 4:  # short_authors' limit + 1
                 who = ", ".join(authors)
@@ -167,7 +186,8 @@ def lines(groups: Groups, width: int | None = None) -> str:
     recs = unique_records(groups)
     cells = []
     for rec in recs:
-        title, raw, _, _, year, _, _, _ = rec.row or row_of(rec)
+        row = rec.row or row_of(rec)
+        raw = row.raw_names
         if not raw:
             who = ""
         elif len(raw) == 1:
@@ -176,8 +196,8 @@ def lines(groups: Groups, width: int | None = None) -> str:
             who = f"{family_name(raw[0])} & {family_name(raw[1])}"
         else:
             who = f"{family_name(raw[0])} et al."
-        cells.append((clean(rec.key), str(year or "----"), clean(who),
-                      clean(title) or "(no title)"))
+        cells.append((clean(rec.key), str(row.year or "----"), clean(who),
+                      clean(row.title) or "(no title)"))
     kw = min(max((len(c[0]) for c in cells), default=0), KEY_COLUMN)
     aw = min(max((len(c[2]) for c in cells), default=0), AUTHOR_COLUMN)
     out = []

@@ -38,7 +38,7 @@ from ..cachedir import cache_dir, cache_file, disabled  # noqa: F401 - re-export
 from ..cachedir import private as _private
 from ..model import Record
 
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
 MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip
 MAX_FRAMES = 24         # deltas after a base before a save writes a new base
 _HEAD = struct.Struct("<II")  # payload length, CRC-32 of the payload
