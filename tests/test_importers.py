@@ -6,13 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from pubcli import importers, latex, names, store
-from pubcli.config import Config
+from pubcli.usecases import importing as importers
+from pubcli.text import latex
+from pubcli.schema import names
+from pubcli import store
+from pubcli.local.config import Config
 from pubcli.errors import PubcliError, ValidationError
-from pubcli.importers import Item
-from pubcli.latex import fold, to_text
-from pubcli.model import Record
-from pubcli.names import parse_name, split_authors
+from pubcli.usecases.importing import Item
+from pubcli.text.latex import to_text
+from pubcli.text.fold import fold
+from pubcli.schema.model import Record
+from pubcli.schema.names import parse_name, split_authors
 
 from .conftest import SEED_PAGE, SHIPPED
 

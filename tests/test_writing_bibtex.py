@@ -1,13 +1,15 @@
 """Writing plain text as BibTeX, one rule each (issue 14): a person's name in
-:func:`pubcli.names.bibtex_name`, LaTeX's specials and case protection in
-:mod:`pubcli.latex`; ``import`` (a pasted listing) and the online sources write the
+:func:`pubcli.schema.names.bibtex_name`, LaTeX's specials and case protection in
+:mod:`pubcli.text.latex`; ``import`` (a pasted listing) and the online sources write the
 same name and the same title the same way."""
 
 from __future__ import annotations
 
 import pytest
 
-from pubcli import importers, latex, names
+from pubcli.usecases import importing as importers
+from pubcli.text import latex
+from pubcli.schema import names
 from pubcli.online import mapping
 
 

@@ -1,6 +1,6 @@
 """Read-only listings from the display cache: no parse, no key index.
 
-A listing shows what the display rows hold (:mod:`pubcli.display`), each row
+A listing shows what the display rows hold (:mod:`pubcli.text.display`), each row
 with its entry's key and type. When the display cache holds the file's current
 version, :func:`listing` makes its records from the rows alone: it does not read
 the parse cache, unpack 100k records or index their keys. Their ``fields``,
@@ -21,10 +21,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from .. import bibtex
-from ..library import Library, Problem
-from ..model import Record
-from . import cache
+from pubcli import bibtex
+from pubcli.schema.model import Record
+from pubcli.store import cache
+from pubcli.store.library import Library, Problem
 
 _META = "listing"
 _FIELDS: Any = Record.__dict__["fields"]  # the slots of Record, beneath _Listed's properties
@@ -75,7 +75,7 @@ def from_rows(path: Path, digest: str, size: int, text: str) -> Listing | None:
     """The listing of the file version ``digest`` from the display cache alone, or None
     when the cache does not hold it (or holds it after too many deltas: a full load then
     writes it again)."""
-    from ..display import from_rows as rows_from
+    from pubcli.text.display import from_rows as rows_from
 
     got = cache.Journal(path, ".rows").read(digest, size)
     if got is None:

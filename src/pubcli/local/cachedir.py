@@ -3,7 +3,7 @@ completion, the undo journal), and the one rule for trusting them: the folder an
 the file belong to the user and nobody else can write them.
 
 Import-light on purpose: shell completion reads the key index without loading the
-store (see :mod:`pubcli.complete`).
+store (see :mod:`pubcli.usecases.complete`).
 """
 
 from __future__ import annotations

@@ -29,6 +29,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Any, cast
 
+from pubcli.text.fold import fold
+
 # ---------------------------------------------------------------- the tables
 # Accent macros -> combining mark (applied to the next letter or braced letter).
 ACCENTS = {
@@ -206,27 +208,6 @@ def search_fold(raw: str) -> str:
     return fold(to_text(raw)) if raw else ""
 
 
-class _Unaccented(dict):
-    """str.translate table: a character -> its NFKD decomposition without combining
-    marks, filled on first sight (decomposition works character by character, so this
-    is the decomposition of the whole string with the marks dropped)."""
-
-    def __missing__(self, code: int) -> str:
-        out = "".join(c for c in unicodedata.normalize("NFKD", chr(code))
-                      if not unicodedata.combining(c))
-        self[code] = out
-        return out
-
-
-_UNACCENTED = _Unaccented()
-
-
-@lru_cache(maxsize=65536)
-def fold(text: str) -> str:
-    """Accent- and case-insensitive form for searching: "Müller" -> "muller"."""
-    if text.isascii():
-        return text.casefold()
-    return text.translate(_UNACCENTED).casefold()
 
 
 # ---------------------------------------------------------------- the scanner

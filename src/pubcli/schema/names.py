@@ -13,10 +13,11 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 
-from .latex import escape, fold, to_text
+from pubcli.text.latex import escape, to_text
+from pubcli.text.fold import fold
 
 if TYPE_CHECKING:
-    from .model import Record
+    from pubcli.schema.model import Record
 
 _AND_SPLIT_RE = re.compile(r"(\s+and\s+)", re.I)
 
@@ -154,11 +155,6 @@ def family_name(raw: str) -> str:
 def is_person(raw: str, person: str) -> bool:
     """Does the raw BibTeX name denote ``person``? (cached name_matches)"""
     return name_matches(parse_name(raw), person)
-
-
-def display_authors(value: str | None) -> list[str]:
-    return [parse_name(a).display if a.lower() != "others" else "et al."
-            for a in split_authors(value)]
 
 
 def name_matches(name: Name, person: str) -> bool:

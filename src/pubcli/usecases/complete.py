@@ -3,7 +3,7 @@
 Pressing TAB starts a whole pubcli process, so this module answers without the
 CLI framework and without parsing the library:
 
-* the *key index* (:mod:`pubcli.keyindex`) holds each entry's key, line and
+* the *key index* (:mod:`pubcli.local.keyindex`) holds each entry's key, line and
   type, read without a parse;
 * the *grammar* (which options take values, which arguments are keys, the choices
   of each option) is derived from the real CLI by :mod:`pubcli.cli.completing`
@@ -22,8 +22,8 @@ import shlex
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from . import cachedir
-from .keyindex import Index, index_of
+from pubcli.local import cachedir
+from pubcli.local.keyindex import Index, index_of
 
 GRAMMAR_FORMAT = 1
 
@@ -71,8 +71,8 @@ def key_candidates(index: Index, incomplete: str) -> list[Candidate]:
 
 def area_candidates(library: Path | None, index: Index | None,
                     incomplete: str) -> list[Candidate]:
-    from .config import load_config
-    from .errors import PubcliError
+    from pubcli.local.config import load_config
+    from pubcli.errors import PubcliError
 
     known: list[str] = []
     if library is not None:
@@ -90,8 +90,8 @@ def area_candidates(library: Path | None, index: Index | None,
 
 def config_candidates(library: Path | None, name: str, incomplete: str) -> list[Candidate]:
     """The value ``name`` has in the library's pubcli.toml (an ORCID, a dblp id...)."""
-    from .config import load_config
-    from .errors import PubcliError
+    from pubcli.local.config import load_config
+    from pubcli.errors import PubcliError
 
     if library is None:
         return []
@@ -104,7 +104,7 @@ def config_candidates(library: Path | None, name: str, incomplete: str) -> list[
 
 
 def type_candidates(incomplete: str) -> list[Candidate]:
-    from .schema import KNOWN_TYPES
+    from pubcli.schema.types import KNOWN_TYPES
 
     want = incomplete.lower()
     return [Candidate(t) for t in sorted(KNOWN_TYPES) if t.startswith(want)]
@@ -123,8 +123,8 @@ def find_library(explicit: str | None, cwd: str | None = None) -> Path | None:
     """The library the command would use (``-l``, $PUBCLI_LIBRARY, found upward)."""
     if explicit:
         return Path(explicit)
-    from .config import find_library as find
-    from .errors import PubcliError
+    from pubcli.local.config import find_library as find
+    from pubcli.errors import PubcliError
 
     try:
         return find(explicit, cwd=cwd)
@@ -248,9 +248,9 @@ def _kind(command: str, name: str, choices: list[str],
 # ------------------------------------------------------------------ the grammar, kept
 def _code_stamp() -> tuple:
     """What the grammar was derived from: the version and every module's size and time."""
-    from . import __version__
+    from pubcli import __version__
 
-    root = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parts = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")

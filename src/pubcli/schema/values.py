@@ -256,6 +256,8 @@ def doi_url(value: str) -> str | None:
 # ------------------------------------------------------------------ URLs
 _URL_RE = re.compile(r"(?:https?|ftp)://[^\s\"<>{}]+", re.I)
 _WEB_RE = re.compile(r"https?://[^\s\"'<>{}]+", re.I)
+#: characters a link may carry as they are; anything else is percent-encoded
+_LINK_SAFE = "/:?#[]@!$&'()*+,;=%-._~"
 
 
 def parse_url(value: str | None) -> str | None:
@@ -269,11 +271,21 @@ def parse_url(value: str | None) -> str | None:
 
 
 def web_link(value: str | None) -> str | None:
-    """A URL safe to put in a link on a page: only ``http(s)://``."""
+    """A URL safe to put in a link on a page, or None: only ``http(s)://``, with no
+    space, quote, ``<``, ``>`` or brace (such a value is no URL: markup or an attack;
+    ``\\url{...}`` is unwrapped), any other character a link may not carry as it is
+    (non-ASCII, ``|``, a backslash...) percent-encoded. The one URL rule of the page,
+    CSL-JSON, ``show`` and the resource fields."""
     if not value:
         return None
     v = value.strip()
-    return v if _WEB_RE.fullmatch(v) else None
+    if v.startswith("\\url{") and v.endswith("}"):
+        v = v[5:-1].strip()
+    if not _WEB_RE.fullmatch(v):
+        return None
+    from urllib.parse import quote
+
+    return quote(v, safe=_LINK_SAFE)
 
 
 def url_problem(value: str) -> str | None:

@@ -2,7 +2,7 @@
 
 A :class:`Row` holds the entry's key and type, its title and venue as Unicode
 text, its authors (or editors) as written and as shown, and the values
-:class:`pubcli.model.Record` derives from its fields (which it reads from the
+:class:`pubcli.schema.model.Record` derives from its fields (which it reads from the
 row when there is one). Together they are everything a listing shows of an
 entry, so a read-only listing can run from the rows alone
 (:func:`pubcli.store.listing`).
@@ -20,9 +20,9 @@ from __future__ import annotations
 import functools
 from typing import Iterable, NamedTuple
 
-from .latex import to_text
-from .model import Record
-from .names import display_name, split_authors
+from pubcli.schema.model import Record
+from pubcli.schema.names import display_name, split_authors
+from pubcli.text.latex import to_text
 
 
 class Row(NamedTuple):

@@ -1,6 +1,6 @@
 """The lint behind ``pubcli check``: what is wrong in a library, with its line.
 
-:func:`check` takes a loaded :class:`~pubcli.library.Library` and returns
+:func:`check` takes a loaded :class:`~pubcli.store.library.Library` and returns
 :class:`Finding` objects in file order. Nothing here prints or exits; the CLI
 renders the findings as text, JSON or GitHub annotations.
 
@@ -11,9 +11,9 @@ What is checked (``code``, severity):
 * ``duplicate-field`` (warning): a field written twice in one entry;
 * ``unknown-type`` (warning): an entry type neither BibTeX nor biblatex knows;
 * ``missing-field`` (warning): a field the entry type requires is absent or empty
-  (:data:`pubcli.schema.REQUIRED_FIELDS`, BibTeX's and biblatex's types; ``a|b`` means
+  (:data:`pubcli.schema.types.REQUIRED_FIELDS`, BibTeX's and biblatex's types; ``a|b`` means
   either; fields inherited through ``crossref`` and ``xdata`` count; an entry written
-  for biblatex is held to biblatex's rules, :func:`pubcli.schema.required_for`);
+  for biblatex is held to biblatex's rules, :func:`pubcli.schema.types.required_for`);
 * ``missing-key`` (error): an entry without a citation key (``@article{,``);
 * ``bad-year`` / ``bad-date`` (warning): a year that is not four digits, a date
   (``date``, ``urldate``, ``origdate``, ``eventdate``) that is not ISO 8601 as biber
@@ -23,7 +23,7 @@ What is checked (``code``, severity):
   (an ``https://doi.org/`` or ``doi:`` prefix is accepted), a URL that is not
   ``http(s)://`` or ``ftp://`` without spaces;
 * ``bad-link`` (warning): a resource link (``url_pdf``, ``slides``...; see
-  :mod:`pubcli.resources`) that is neither ``http(s)://`` nor a relative path;
+  :mod:`pubcli.schema.types.resources`) that is neither ``http(s)://`` nor a relative path;
 * ``unknown-area`` (warning): a research area (``keywords``) outside the
   configured vocabulary, when ``areas`` is given;
 * ``possible-duplicate`` (warning): with ``dedupe=True``, entries that
@@ -31,7 +31,7 @@ What is checked (``code``, severity):
 * ``unprotected-acronym`` (warning): with ``acronyms=True`` (``pubcli check`` when
   pubcli.toml has a ``[fmt]`` table whose ``protect`` is off), title words in capitals or mixed case (``BERT``,
   ``iPhone``) without the braces that keep a style from lower-casing them
-  (:func:`pubcli.latex.unprotected_words`; ``pubcli fmt`` braces them with
+  (:func:`pubcli.text.latex.unprotected_words`; ``pubcli fmt`` braces them with
   ``protect = "acronyms"``).
 """
 
@@ -41,13 +41,15 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
-from . import bibtex, values
-from .inherit import Inheritance
-from .library import Library
-from .model import AREA_FIELD, Record, split_areas
-from .resources import link_problem, resource_fields
-from .schema import KNOWN_TYPES, biblatex_file, required_for
-from .similar import closest
+from pubcli import bibtex
+from pubcli.schema import values
+from pubcli.schema.inherit import Inheritance
+from pubcli.store.library import Library
+from pubcli.schema.model import AREA_FIELD, Record, split_areas
+from pubcli.schema.resources import link_problem, resource_fields
+from pubcli.schema.types import KNOWN_TYPES, biblatex_file, required_for
+from pubcli.text.similar import closest
+from pubcli.usecases.areas import area_key, suggest
 
 ERROR = "error"
 WARNING = "warning"
@@ -124,7 +126,7 @@ def _load_problems(library: Library) -> Iterable[Finding]:
 
 
 def _vocabulary(areas: Sequence[str] | None) -> dict[str, str]:
-    return {" ".join(a.split()).casefold(): a for a in (areas or [])}
+    return {area_key(a): a for a in (areas or [])}
 
 
 def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
@@ -160,10 +162,10 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
             add(name, "bad-link", f"entry '{rec.key}': link {name} = {fields[name]!r} {why}")
     if vocabulary:
         for area in split_areas(fields.get(AREA_FIELD)):
-            if area.casefold() in vocabulary:
+            if area_key(area) in vocabulary:
                 continue
-            near = closest(area.casefold(), list(vocabulary), cutoff=60)
-            hint = f" (did you mean '{vocabulary[near]}'?)" if near else \
+            near = suggest(area, list(vocabulary.values()))
+            hint = f" (did you mean '{near}'?)" if near else \
                 " (add it to areas in pubcli.toml, or fix the entry)"
             add(AREA_FIELD, "unknown-area",
                 f"entry '{rec.key}': area '{area}' is not one of the configured areas{hint}")
@@ -171,8 +173,8 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
 
 
 def _unprotected(library: Library) -> list[Finding]:
-    from .bibtex.write import TITLE_FIELDS
-    from .latex import unprotected_words
+    from pubcli.bibtex.write import TITLE_FIELDS
+    from pubcli.text.latex import unprotected_words
 
     out = []
     for rec in library.records:
@@ -191,7 +193,8 @@ def _unprotected(library: Library) -> list[Finding]:
 def _duplicates(library: Library) -> list[Finding]:
     """One finding per group of entries :mod:`pubcli.dedupe` takes for one work,
     on the first entry's line; pairs remembered as "not duplicates" are left out."""
-    from . import dedupe, distinct
+    from pubcli import dedupe
+    from pubcli.usecases import distinct
 
     remembered = distinct.load(library.path) if library.path is not None else set()
     out = []

@@ -7,11 +7,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from .display import row_of
-from .errors import ValidationError
-from .latex import fold, search_fold
-from .model import GroupBy, Record, type_group, type_group_order
-from .names import PersonQuery, matches_person, person_query, split_authors
+from pubcli.errors import ValidationError
+from pubcli.text.display import row_of
+from pubcli.text.latex import search_fold
+from pubcli.text.fold import fold
+from pubcli.usecases.areas import area_key
+from pubcli.schema.model import GroupBy, Record, type_group
+from pubcli.schema.types import type_group_order
+from pubcli.schema.names import PersonQuery, matches_person, person_query, split_authors
 
 NO_YEAR = "No year"
 NO_AREA = "No area"
@@ -63,16 +66,16 @@ def searchable(rec: Record) -> str:
 def check_filters(filters: Filters, records: Sequence[Record]) -> None:
     """Refuse an ``--area`` or ``--type`` that names nothing pubcli knows, with the
     closest known name ("did you mean ...?"), instead of selecting nothing."""
-    from .model import KNOWN_TYPES, TYPE_GROUPS
-    from .similar import closest, did_you_mean, known_list
+    from pubcli.schema.types import KNOWN_TYPES, TYPE_GROUPS
+    from pubcli.text.similar import closest, did_you_mean, known_list
 
     if filters.areas:
         values = dict.fromkeys(tuple(r.areas) for r in records)  # few distinct
         known = [*filters.known_areas, *(a for v in values for a in v)]
-        folded = {fold(a) for a in known}
+        folded = {area_key(a) for a in known}
         for a in filters.areas:
-            if fold(a) not in folded:
-                close = closest(a, known, fold=fold)
+            if area_key(a) not in folded:
+                close = closest(a, known, fold=area_key)
                 raise ValidationError(f"--area: no entry has the area {a!r}"
                                       + (did_you_mean(close) if close
                                          else known_list(list(dict.fromkeys(known)))))
@@ -97,8 +100,8 @@ def select(records: Iterable[Record], filters: Filters | None) -> list[Record]:
         wanted = set(filters.keys)
         recs = [r for r in recs if r.key in wanted]
     if filters.areas:
-        want = {fold(a) for a in filters.areas}
-        recs = [r for r in recs if any(fold(a) in want for a in r.areas)]
+        want = {area_key(a) for a in filters.areas}
+        recs = [r for r in recs if any(area_key(a) in want for a in r.areas)]
     if filters.types:
         want = {t.lower() for t in filters.types}
         recs = [r for r in recs if r.type in want or r.type_group.lower() in want]
@@ -158,11 +161,11 @@ def group(records: Sequence[Record], by: GroupBy | str,
         return sorted(groups.items(), key=lambda kv: (kv[0] == NO_YEAR, -int(kv[0])
                                                       if kv[0] != NO_YEAR else 0))
     if by is GroupBy.area:
-        canon = {fold(a): a for a in area_order}
+        canon = {area_key(a): a for a in area_order}
         for r in ordered:
             areas = r.areas or [NO_AREA]
             for a in areas:
-                groups.setdefault(canon.get(fold(a), a), []).append(r)
+                groups.setdefault(canon.get(area_key(a), a), []).append(r)
         rank = {a: i for i, a in enumerate(area_order)}
         return sorted(groups.items(), key=lambda kv: (kv[0] == NO_AREA,
                                                       rank.get(kv[0], len(rank)),

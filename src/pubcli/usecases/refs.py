@@ -13,7 +13,7 @@ the same way everywhere, in this order:
 4. a unique prefix of a key (``wang2024`` for ``wang2024zero``), as pubs accepts;
    a prefix several keys start with is refused, listing them.
 
-A key that names nothing gets one "did you mean" (:func:`pubcli.similar.did_you_mean`).
+A key that names nothing gets one "did you mean" (:func:`pubcli.text.similar.did_you_mean`).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .errors import AmbiguousKey, AmbiguousPrefix, NotFound
+from pubcli.errors import AmbiguousKey, AmbiguousPrefix, NotFound
 
 if TYPE_CHECKING:
-    from .model import Record
+    from pubcli.schema.model import Record
 
 _REF_RE = re.compile(r"^(?P<key>.+)@(?P<line>\d+)$")
 
@@ -109,7 +109,7 @@ class Keys:
 
     def hint(self, text: str) -> str:
         """"; did you mean 'KEY'?" for the known key closest to ``text``, or ""."""
-        from .similar import closest, did_you_mean
+        from pubcli.text.similar import closest, did_you_mean
 
         return did_you_mean(closest(text, self._exact))
 

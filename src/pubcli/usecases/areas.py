@@ -1,6 +1,6 @@
 """Research areas: the controlled vocabulary and the edits ``tag`` and ``add`` make.
 
-Areas live in the ``keywords`` field, comma-separated (see :mod:`pubcli.model`).
+Areas live in the ``keywords`` field, comma-separated (see :mod:`pubcli.schema.model`).
 
 * The vocabulary is the ``areas`` list of the config; without one, the areas
   already used in the library (first spelling seen wins).
@@ -24,18 +24,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from .errors import ValidationError
-from .latex import fold
-from .library import read_only_reason
-from . import refs
-from .similar import CUTOFF, closest, did_you_mean
-from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
+from pubcli.errors import ValidationError
+from pubcli.text.fold import fold
+from pubcli.store.library import read_only_reason
+from pubcli.usecases import refs
+from pubcli.text.similar import CUTOFF, closest, did_you_mean
+from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .grouping import Filters
+    from pubcli.local.config import Config
+    from pubcli.usecases.grouping import Filters
 
-SUGGEST_CUTOFF = CUTOFF  # the one "did you mean" cutoff (pubcli.similar)
+SUGGEST_CUTOFF = CUTOFF  # the one "did you mean" cutoff (pubcli.text.similar)
 
 
 # ------------------------------------------------------------------ names
@@ -50,11 +50,18 @@ def clean(name: str, *, what: str = "area") -> str:
     return out
 
 
+def area_key(name: str) -> str:
+    """What two spellings of one area share: "Réseaux", "reseaux " and "RESEAUX" are one
+    area (the one fold, spaces collapsed). ``tag``, ``list --area``, ``check`` and the page
+    compare area names only through this."""
+    return " ".join(fold(name).split())
+
+
 def unique(names: Iterable[str]) -> list[str]:
     """``names`` without repeats (compared case- and accent-insensitively), first kept."""
     seen: dict[str, str] = {}
     for name in names:
-        seen.setdefault(fold(name), name)
+        seen.setdefault(area_key(name), name)
     return list(seen.values())
 
 
@@ -71,7 +78,7 @@ def vocabulary(config_areas: Sequence[str], records: Iterable[Record]) -> list[s
 
 def suggest(name: str, known: Sequence[str], cutoff: float = SUGGEST_CUTOFF) -> str | None:
     """The known area closest to ``name``, if it is close enough."""
-    return closest(name, known, cutoff=cutoff, fold=fold)
+    return closest(name, known, cutoff=cutoff, fold=area_key)
 
 
 @dataclass
@@ -84,8 +91,8 @@ def resolve(name: str, known: Sequence[str], *, allow_new: bool = False,
             option: str = "--add") -> Resolved:
     """The vocabulary's spelling of ``name``; refuses unknown names unless ``allow_new``."""
     name = clean(name)
-    target = fold(name)
-    hit = next((k for k in known if fold(k) == target), None)
+    target = area_key(name)
+    hit = next((k for k in known if area_key(k) == target), None)
     if hit is not None:
         return Resolved(hit, False)
     if allow_new or not known:
@@ -108,17 +115,17 @@ def choose(names: Sequence[str], records: Sequence[Record], config: Config, *,
         return [], []
     vocab = vocabulary(config.areas, records)
     chosen = unique(resolve(n, vocab, allow_new=allow_new, option=option).name for n in names)
-    configured = {fold(a) for a in config.areas}
+    configured = {area_key(a) for a in config.areas}
     warnings = [f"area {a!r} is not in the 'areas' of {config.path}; add it there to give it "
                 "a place in lists and pages" for a in chosen
-                if configured and fold(a) not in configured]
+                if configured and area_key(a) not in configured]
     return chosen, warnings
 
 
 def find_used(name: str, records: Iterable[Record]) -> str | None:
     """The spelling of area ``name`` as used in ``records`` (None if nobody uses it)."""
-    target = fold(name)
-    return next((a for a in library_areas(records) if fold(a) == target), None)
+    target = area_key(name)
+    return next((a for a in library_areas(records) if area_key(a) == target), None)
 
 
 # ------------------------------------------------------------------ keywords and areas
@@ -140,9 +147,9 @@ def sort_keywords(keywords: Iterable[str], known: Sequence[str]) -> Keywords:
     """Match each keyword with the area matcher (:func:`resolve`'s folding, and
     :func:`suggest` for a near miss) against the vocabulary ``known``."""
     out = Keywords()
-    canon = {fold(a): a for a in known}
+    canon = {area_key(a): a for a in known}
     for k in unique(keywords):
-        hit = canon.get(fold(k))
+        hit = canon.get(area_key(k))
         if hit is not None:
             out.areas.append(hit)
             continue
@@ -169,10 +176,10 @@ def edit(rec: Record, add: Sequence[str] = (), remove: Sequence[str] = ()) -> Re
     """``rec`` with ``add`` added and ``remove`` removed (names already resolved);
     None when that changes nothing. Existing areas keep their spelling and order."""
     current = split_areas(rec.fields.get(AREA_FIELD))
-    drop = {fold(a) for a in remove}
-    new = [a for a in current if fold(a) not in drop]
-    have = {fold(a) for a in new}
-    new += [a for a in unique(add) if fold(a) not in have]
+    drop = {area_key(a) for a in remove}
+    new = [a for a in current if area_key(a) not in drop]
+    have = {area_key(a) for a in new}
+    new += [a for a in unique(add) if area_key(a) not in have]
     if new == current:
         return None
     return with_areas(rec, new)
@@ -183,12 +190,12 @@ def rename(rec: Record, old: str, new: str) -> Record | None:
     when ``rec`` already has ``new``, ``old`` is merged into it (dropped). None when
     unchanged."""
     current = split_areas(rec.fields.get(AREA_FIELD))
-    f_old, f_new = fold(old), fold(new)
-    if not any(fold(a) == f_old for a in current):
+    f_old, f_new = area_key(old), area_key(new)
+    if not any(area_key(a) == f_old for a in current):
         return None
-    merge = f_new != f_old and any(fold(a) == f_new for a in current)
-    out = [a for a in current if fold(a) != f_old] if merge else \
-        [new if fold(a) == f_old else a for a in current]
+    merge = f_new != f_old and any(area_key(a) == f_new for a in current)
+    out = [a for a in current if area_key(a) != f_old] if merge else \
+        [new if area_key(a) == f_old else a for a in current]
     if out == current:
         return None
     return with_areas(rec, out)
@@ -241,7 +248,7 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
     a dry run, may list them without it). ``confirm_all`` without filters
     selects every entry.
     """
-    from .grouping import select
+    from pubcli.usecases.grouping import select
 
     has_filters = filters is not None and not filters.is_empty()
     if keys:
@@ -261,7 +268,7 @@ def select_entries(records: Sequence[Record], keys: Sequence[str] = (),
 
 def _by_keys(records: Sequence[Record], keys: Sequence[str],
              path: Path | None = None) -> list[Record]:
-    """The entries named by ``keys`` (:mod:`pubcli.refs`: a key used by several entries
+    """The entries named by ``keys`` (:mod:`pubcli.usecases.refs`: a key used by several entries
     is refused, since changing the first of them would be a guess)."""
     return refs.resolve_many(records, keys, path=path)
 
@@ -297,8 +304,8 @@ def plan_tag(records: Sequence[Record], config: Config, *, keys: Sequence[str] =
     to_add, warnings = choose(add, records, config, allow_new=allow_new, option="--add")
     known = [*config.areas, *library_areas(records)] if remove else []
     to_remove = unique(resolve(a, known, option="--remove").name for a in remove)
-    removed = {fold(a) for a in to_remove}
-    both = [a for a in to_add if fold(a) in removed]
+    removed = {area_key(a) for a in to_remove}
+    both = [a for a in to_add if area_key(a) in removed]
     if both:
         raise ValidationError(f"area {both[0]!r} is both added and removed")
     plan = TagPlan(warnings=warnings, path=path)
@@ -322,8 +329,8 @@ def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *
         close = suggest(old, library_areas(records))
         raise ValidationError(f"--rename: no entry has the area {old!r}{did_you_mean(close)}")
     vocab = vocabulary(config.areas, records)
-    if not allow_new and not any(fold(v) == fold(new) for v in vocab):
-        close = suggest(new, [v for v in vocab if fold(v) != fold(used)])
+    if not allow_new and not any(area_key(v) == area_key(new) for v in vocab):
+        close = suggest(new, [v for v in vocab if area_key(v) != area_key(used)])
         if close is not None:
             raise ValidationError(f"--rename: {new!r} is close to the existing area {close!r}; "
                                   f"did you mean {close!r}? (pass --new to use {new!r})")
@@ -332,7 +339,7 @@ def plan_rename(records: Sequence[Record], config: Config, old: str, new: str, *
         out = rename(rec, used, new)
         if out is not None:
             plan.propose(rec, out)
-    if any(fold(a) == fold(used) for a in config.areas) and used != new:
+    if any(area_key(a) == area_key(used) for a in config.areas) and used != new:
         plan.config_rename = (used, new)
     return plan
 
@@ -353,10 +360,10 @@ def counts(records: Iterable[Record], config_areas: Sequence[str]) -> list[AreaC
     spelling: dict[str, str] = {}
     for value, n in per_value.items():
         for area in split_areas(value):
-            f = fold(area)
+            f = area_key(area)
             tally[f] += n
             spelling.setdefault(f, area)
-    listed = {fold(a) for a in config_areas}
-    out = [AreaCount(area, tally[fold(area)], True) for area in config_areas]
+    listed = {area_key(a) for a in config_areas}
+    out = [AreaCount(area, tally[area_key(area)], True) for area in config_areas]
     out += [AreaCount(spelling[f], tally[f], False) for f in sorted(tally) if f not in listed]
     return out

@@ -6,14 +6,15 @@ title, an author list or a date reads the same everywhere.
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
-from . import values
-from .display import row_of
-from .latex import to_text
-from .model import MONTH_NAMES, Record
-from .names import Name, is_person, parse_name
+from pubcli.schema import values
+from pubcli.schema.identifiers import arxiv_of, arxiv_url
+from pubcli.text.display import row_of
+from pubcli.text.latex import to_text
+from pubcli.schema.model import Record
+from pubcli.schema.values import MONTH_NAMES
+from pubcli.schema.names import Name, is_person
 
 
 
@@ -41,11 +42,6 @@ class View:
         self.featured = row.featured
         self._details: list[tuple[str, str]] | None = None
         self._links: list[tuple[str, str]] | None = None
-
-    @property
-    def names(self) -> list[Name]:
-        """The authors (or editors) parsed into first / von / last / jr."""
-        return [parse_name(a) for a in self.raw_names]
 
     @property
     def date(self) -> str:
@@ -78,23 +74,14 @@ class View:
             doi_link = values.doi_url(f["doi"]) if f.get("doi") else None
             if doi_link:
                 links.append(("DOI", doi_link))
-            if f.get("url") and is_http_url(f["url"]):
-                links.append(("URL", f["url"].strip()))
-            eprint = f.get("eprint", "").strip()
-            if eprint and (f.get("archiveprefix", f.get("eprinttype", "")).lower() == "arxiv"
-                           or re.fullmatch(r"\d{4}\.\d{4,5}(v\d+)?", eprint)):
-                links.append(("arXiv", "https://arxiv.org/abs/" + eprint))
+            url = values.web_link(f.get("url"))
+            if url:
+                links.append(("URL", url))
+            arxiv = arxiv_of(f, version=True)
+            if arxiv:
+                links.append(("arXiv", arxiv_url(arxiv)))
             self._links = links
         return self._links
-
-    @property
-    def abstract(self) -> str:
-        return to_text(self.rec.fields.get("abstract", ""))
-
-
-def is_http_url(url: str) -> bool:
-    return bool(re.match(r"^https?://[^\s\"'<>]+$", url.strip(), re.I))
-
 
 def view(rec: Record) -> View:
     return View(rec)
@@ -136,4 +123,4 @@ def short_authors(names: Sequence[str], owner_idx: set[int], limit: int = 3) -> 
     return segs
 
 
-__all__ = ["View", "view", "owner_flags", "short_authors", "is_http_url", "Name"]
+__all__ = ["View", "view", "owner_flags", "short_authors", "Name"]

@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, LibraryNotFound
+from pubcli.errors import ConfigError, LibraryNotFound
 
 if TYPE_CHECKING:
-    from .bibtex.write import Form
+    from pubcli.bibtex.write import Form
 
 DEFAULT_RELATIVE = Path("data") / "library.bib"
 CONFIG_NAME = "pubcli.toml"
@@ -69,7 +69,7 @@ class Config:
 
 
 def _default_form() -> "Form":
-    from .bibtex.write import DEFAULT_FORM
+    from pubcli.bibtex.write import DEFAULT_FORM
 
     return DEFAULT_FORM
 
@@ -184,7 +184,7 @@ _FMT_FLAGS = ("align", "trailing_comma", "lowercase", "months", "pages", "bare_d
 def form_from(table: dict[str, Any], path: Path | None = None) -> "Form":
     """The :class:`~pubcli.bibtex.write.Form` a ``[fmt]`` table describes (see the
     module docstring); a wrong key or value is a ConfigError naming it."""
-    from .bibtex.write import FIELD_NAME_RE, Form
+    from pubcli.bibtex.write import FIELD_NAME_RE, Form
 
     known = set(_FMT_CHOICES) | set(_FMT_FLAGS) | {"indent", "order", "blank_lines", "drop"}
     for k in table:
@@ -272,8 +272,8 @@ def rename_area(cfg: Config, old: str, new: str) -> bool:
     Returns False when the file does not list ``old`` (nothing written)."""
     import tomlkit
 
-    from .latex import fold
-    from .store import atomic_write
+    from pubcli.text.fold import fold
+    from pubcli.store import atomic_write
 
     doc, areas = _areas_list(cfg)
     if areas is None or cfg.path is None:
@@ -296,8 +296,8 @@ def add_areas(cfg: Config, names: list[str]) -> list[str]:
     the names added ([] when the file has no ``areas`` list: nothing written)."""
     import tomlkit
 
-    from .latex import fold
-    from .store import atomic_write
+    from pubcli.text.fold import fold
+    from pubcli.store import atomic_write
 
     if not names:
         return []

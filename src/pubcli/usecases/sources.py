@@ -1,7 +1,7 @@
 """Reading input that is not the library: a file named on the command line, or stdin.
 
-Shared by ``add --from`` (:mod:`pubcli.entries`) and ``import``
-(:mod:`pubcli.importers`), which sit above it and never import each other's helpers.
+Shared by ``add --from`` (:mod:`pubcli.usecases.adding`) and ``import``
+(:mod:`pubcli.usecases.importing`), which sit above it and never import each other's helpers.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from .errors import PubcliError
+from pubcli.errors import PubcliError
 
 
 def source_label(source: str) -> str:
@@ -22,7 +22,7 @@ def read_input(source: str, stdin: TextIO) -> str:
     a byte-order mark."""
     if source == "-":
         return stdin.read().removeprefix("\ufeff")
-    from .store import read_text
+    from pubcli.store import read_text
 
     if not source.strip():
         raise PubcliError("the file name is empty")

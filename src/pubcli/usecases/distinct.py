@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from .errors import LibraryReadError
+from pubcli.errors import LibraryReadError
 
 HEADER = "# pubcli: entries judged \"not duplicates\" by `pubcli dedupe`; one pair of keys per line\n"
 
@@ -62,7 +62,7 @@ def load(library: str | os.PathLike[str]) -> set[tuple[str, str]]:
 def add(library: str | os.PathLike[str], pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """Remember ``pairs``; returns the ones that were new. The file is rewritten
     atomically with its old lines (and comments) kept."""
-    from .store import atomic_write
+    from pubcli.store import atomic_write
 
     path = distinct_path(library)
     known = load(library)

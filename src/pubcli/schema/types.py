@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from .values import MONTH_MACROS, MONTH_NAMES  # noqa: F401  (re-exported: the months)
 
 if TYPE_CHECKING:
-    from .model import Record
+    from pubcli.schema.model import Record
 
 # ------------------------------------------------------------------ entry types
 #: Required fields of the BibTeX standard types (btxdoc); "a|b" means either will do,
@@ -86,16 +85,6 @@ KNOWN_TYPES = frozenset(REQUIRED_FIELDS) | frozenset(TYPE_ALIASES)
 
 #: Data containers biblatex never prints: not publications of their own.
 CONTAINER_TYPES = frozenset({"xdata"})
-
-
-def canonical_type(entry_type: str) -> str:
-    """The biblatex type an alias stands for (``techreport`` -> ``report``)."""
-    t = entry_type.lower()
-    return TYPE_ALIASES.get(t, t)
-
-
-def is_known_type(entry_type: str) -> bool:
-    return entry_type.lower() in KNOWN_TYPES
 
 
 def required_fields(entry_type: str, *, biblatex: bool = False) -> tuple[str, ...]:

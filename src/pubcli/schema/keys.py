@@ -20,32 +20,23 @@ are never recomputed: only new entries get one.
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Iterable
 
-from .latex import to_text
-from .model import Record
-from .names import parse_name, split_authors
+from pubcli.text.fold import fold
+from pubcli.text.latex import to_text
+from pubcli.schema.model import Record
+from pubcli.schema.names import parse_name, split_authors
 
 SKIP_WORDS = frozenset({"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "at",
                         "by", "from", "via"})
 
-# Letters NFKD does not decompose into a base letter plus accents.
-_TRANSLIT = str.maketrans({
-    "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l",
-    "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i",
-    "ŋ": "ng", "ĳ": "ij",
-})
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 FALLBACK_KEY = "entry"
 
 
 def ascii_fold(text: str) -> str:
     """Lower-case ASCII letters and digits only: "Müller-Lüdenscheidt" -> "mullerludenscheidt"."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKD", text.translate(_TRANSLIT))
-        text = "".join(c for c in text if not unicodedata.combining(c))
-    return _NON_ALNUM.sub("", text.lower())
+    return _NON_ALNUM.sub("", fold(text))
 
 
 def _last_name(rec: Record) -> str:

@@ -1,7 +1,7 @@
 """Everyday edits of single entries: find, show, edit, set fields, remove, rename.
 
 The core of ``pubcli show``, ``edit``, ``remove`` and ``rename``: plain functions
-on a :class:`~pubcli.library.Library` that never print, prompt or exit.
+on a :class:`~pubcli.store.library.Library` that never print, prompt or exit.
 
 Entries are addressed by identity. A reference is a citation key, or
 ``KEY@LINE`` (the entry of that key starting on that line) when a key is used
@@ -18,17 +18,18 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from . import refs, values
-from .errors import LibraryChanged, ValidationError
-from .library import Library, read_only_reason
-from .model import Record
+from pubcli.usecases import refs
+from pubcli.schema import values
+from pubcli.errors import LibraryChanged, ValidationError
+from pubcli.store.library import Library, read_only_reason
+from pubcli.schema.model import Record
 
 IDS_FIELD = "ids"  # biblatex: other keys this entry answers to
 
 
 # ------------------------------------------------------------------ finding
 def resolve(lib: Library, ref: str) -> Record:
-    """The one entry ``ref`` names: a key, ``KEY@LINE`` or a unique prefix (:mod:`pubcli.refs`)."""
+    """The one entry ``ref`` names: a key, ``KEY@LINE`` or a unique prefix (:mod:`pubcli.usecases.refs`)."""
     return refs.resolve(lib.records, ref, path=lib.path)
 
 
@@ -70,7 +71,7 @@ def where(lib: Library, rec: Record) -> str:
 # ------------------------------------------------------------------ the text of an entry
 def entry_text(lib: Library, rec: Record) -> str:
     """The entry's text as it stands in the file."""
-    from .store import source_text
+    from pubcli.store import source_text
 
     return source_text(lib, rec)
 
@@ -78,7 +79,7 @@ def entry_text(lib: Library, rec: Record) -> str:
 def text_after(lib: Library, new: Record) -> str:
     """The text the next save will write for ``new`` (already put in ``lib``): the
     store's own preview, so a diff or a dry run shows exactly what will land."""
-    from .store import preview
+    from pubcli.store import preview
 
     return next(text for rec, text in preview(lib) if rec is new)
 
@@ -96,7 +97,7 @@ def diff(lib: Library, old: Record, new: Record) -> str:
 def parse_entry(text: str, lib: Library, old: Record) -> Record:
     """Read the edited text of ``old``: exactly one entry, well formed. Errors name
     the line in the library where the edited line would be."""
-    from . import bibtex
+    from pubcli import bibtex
 
     parsed = bibtex.parse(text, macros=lib.macros)
     base = max(old.line, 1) - 1 - _leading_lines(text)
@@ -195,8 +196,8 @@ def check_entry(new: Record, lib: Library, old: Record) -> None:
     """Refuse what cannot be written: a bad new key, type or field name, unbalanced
     braces, a key another entry has. What the entry already had as BibTeX read it (a
     key, JabRef's ``__markedentry``) is not refused again: only what changes is checked."""
-    from . import bibtex
-    from .entries import check_type
+    from pubcli import bibtex
+    from pubcli.usecases.adding import check_type
 
     if new.key != old.key:  # a key BibTeX read is kept as written
         bibtex.check_key(new.key)
@@ -212,7 +213,7 @@ def check_entry(new: Record, lib: Library, old: Record) -> None:
 
 def new_findings(old: Record, new: Record) -> list[str]:
     """What ``pubcli check`` would newly say about ``new`` (shown as warnings)."""
-    from .checks import check_record
+    from pubcli.usecases.checks import check_record
 
     before = {(f.code, f.field) for f in check_record(old)}
     return [f.message for f in check_record(new) if (f.code, f.field) not in before]
@@ -239,7 +240,7 @@ def edit_text(lib: Library, old: Record, text: str) -> Change | None:
 
 def parse_assignment(item: str) -> tuple[str, str]:
     """``FIELD=VALUE`` -> (field, value), the name lower-cased and checked."""
-    from .entries import parse_field_option
+    from pubcli.usecases.adding import parse_field_option
 
     try:
         return parse_field_option(item)
@@ -265,7 +266,7 @@ def set_fields(lib: Library, old: Record, sets: Sequence[str] = (),
         del fields[lname]
     new = old.copy(fields=fields)
     check_entry(new, lib, old)
-    # a value typed on the command line passes the rules add applies (pubcli.values)
+    # a value typed on the command line passes the rules add applies (pubcli.schema.values)
     given = {parse_assignment(item)[0] for item in sets}
     for name, _, why in values.field_problems({k: v for k, v in fields.items() if k in given}):
         raise ValidationError(f"--set: {why}; nothing was written", path=lib.path,
@@ -291,7 +292,7 @@ def rename(lib: Library, ref: str, new_key: str, *, keep_ids: bool = True) -> Ch
     ``ids`` (unless ``keep_ids`` is False) so documents citing it still compile.
     Entries that cite the old key through ``crossref``/``xdata`` are named in the
     notes (they are not changed: only this entry's text is)."""
-    from . import bibtex
+    from pubcli import bibtex
 
     old = editable(lib, ref)
     new_key = new_key.strip()
@@ -329,7 +330,7 @@ def distinct_pairs_after_rename(library_path: str | os.PathLike[str], old_key: s
                                 new_key: str) -> list[tuple[str, str]]:
     """The "not duplicates" pairs that name ``old_key``, written with ``new_key``
     (to add to the file so the decision survives the rename)."""
-    from . import distinct
+    from pubcli.usecases import distinct
 
     old = old_key.casefold()
     return [(new_key, b if a == old else a) for a, b in sorted(distinct.load(library_path))
@@ -338,6 +339,6 @@ def distinct_pairs_after_rename(library_path: str | os.PathLike[str], old_key: s
 
 def remember_distinct(library_path: str | os.PathLike[str],
                       pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    from . import distinct
+    from pubcli.usecases import distinct
 
     return distinct.add(library_path, list(pairs))

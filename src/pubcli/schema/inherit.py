@@ -2,17 +2,17 @@
 
 BibTeX copies every field a child lacks from its ``crossref`` parent; biblatex does
 the same through ``crossref`` (renaming some: a proceedings' ``title`` is its papers'
-``booktitle``, see :func:`pubcli.schema.inherited_name`) and copies ``xdata``
+``booktitle``, see :func:`pubcli.schema.types.inherited_name`) and copies ``xdata``
 containers' fields as they are. Inherited fields count for validation and show in
 listings and on the page; they are never written into the child.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
-from .model import Record
-from .schema import NOT_INHERITED, inherited_name
+from pubcli.schema.model import Record
+from pubcli.schema.types import NOT_INHERITED, inherited_name
 
 MAX_DEPTH = 8  # chains longer than this (or circular ones) stop inheriting
 
@@ -107,17 +107,12 @@ def resolve_all(records: Sequence[Record]) -> list[Record]:
     return [inh.resolved(r) for r in records]
 
 
-def inherited_for(rec: Record, records: Iterable[Record]) -> Mapping[str, str]:
-    """What a new entry would inherit from ``records`` (for validating ``add``)."""
-    return Inheritance(records).inherited(rec)
-
-
 def publications(records: Sequence[Record], *, inherits: bool | None = None) -> list[Record]:
     """What listings and the page show: every entry with what it inherits, without the
     data containers biblatex never prints (``@xdata``). ``inherits=False``: the caller
     knows no record has ``crossref`` or ``xdata`` (a listing from the display cache), so
     no record's fields are read."""
-    from .schema import CONTAINER_TYPES
+    from pubcli.schema.types import CONTAINER_TYPES
 
     resolved = records if inherits is False else resolve_all(records)
     return [r for r in resolved if r.type not in CONTAINER_TYPES]

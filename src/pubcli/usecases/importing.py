@@ -26,12 +26,12 @@ Types are inferred: a report number as venue (``MSR-TR-2024-12``) makes a
 ("Journal of...", "Transactions on...") an ``@article``; any other venue an
 ``@inproceedings``; no venue a ``@misc``.
 
-Names become BibTeX's "Last, First" (:func:`pubcli.names.bibtex_name`): the last
+Names become BibTeX's "Last, First" (:func:`pubcli.schema.names.bibtex_name`): the last
 word is the last name, with the particles before it (de, van, Del...), and
 "Jr."-style suffixes kept apart. Names the library already spells in "Last, First"
 form (say "Yazdani Aminabadi, Reza") are written the library's way. Titles get
 BibTeX's case-protecting braces around words with inner capitals (``{ZeRO}++``,
-``{CNNs}``), and LaTeX's special characters are escaped (:mod:`pubcli.latex`).
+``{CNNs}``), and LaTeX's special characters are escaped (:mod:`pubcli.text.latex`).
 """
 
 from __future__ import annotations
@@ -40,15 +40,17 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from . import sources, values
-from .errors import PubcliError, ValidationError
-from .latex import escape, protect_case
-from .model import MONTH_NAMES, Record
-from .names import PARTICLES, SUFFIXES, bibtex_name, known_names
+from pubcli.usecases import sources
+from pubcli.schema import values
+from pubcli.errors import PubcliError, ValidationError
+from pubcli.text.latex import escape, protect_case
+from pubcli.schema.model import Record
+from pubcli.schema.values import MONTH_NAMES
+from pubcli.schema.names import PARTICLES, SUFFIXES, bibtex_name, known_names
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .dedupe import Match
+    from pubcli.local.config import Config
+    from pubcli.dedupe import Match
 
 _MONTH_WORDS = {
     **{m.lower(): i for i, m in enumerate(MONTH_NAMES, 1)},
@@ -310,7 +312,7 @@ def _record(title: str, authors: Sequence[str], date: DateLine | None,
     doi = values.parse_doi(details.get("doi"))
     if doi:
         fields["doi"] = doi
-    from .entries import order_fields
+    from pubcli.usecases.adding import order_fields
 
     return Record("", entry_type, order_fields(fields))
 
@@ -318,7 +320,7 @@ def _record(title: str, authors: Sequence[str], date: DateLine | None,
 # ------------------------------------------------------------------ files
 FORMATS = ("auto", "bib", "text")
 
-# where an input is read: :mod:`pubcli.sources` (re-exported for the commands)
+# where an input is read: :mod:`pubcli.usecases.sources` (re-exported for the commands)
 read_input = sources.read_input
 source_label = sources.source_label
 
@@ -349,7 +351,7 @@ def read_items(source: str, text: str, *, fmt: str = "auto",
     if fmt == "auto":
         fmt = detect_format(source, text)
     if fmt == "bib":
-        from . import bibtex
+        from pubcli import bibtex
 
         parsed = bibtex.parse(text)
         warnings = [(f.line, f"could not read this block, skipped: {f.reason}")
@@ -402,7 +404,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     default threshold makes it a duplicate (of the library) or a repeat (of an
     earlier item), skipped; failing that, a match at ``review_threshold`` makes
     it a near-duplicate, held back unless ``add_near``. Items that cannot be written
-    (:func:`pubcli.entries.validate`) are invalid, skipped; what BibTeX only warns about
+    (:func:`pubcli.usecases.adding.validate`) are invalid, skipped; what BibTeX only warns about
     (a missing required field, a 2-digit year, an unknown type) goes into the outcome's
     ``shortfalls``, unless ``strict`` makes it invalid too (``force`` still accepts an
     unknown type). ``areas`` (resolved names) are added to every item. Kept items get a
@@ -413,11 +415,11 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     afterwards; ``digest`` names that content (the file's and the items' bytes) for
     the weights cache.
     """
-    from . import entries
-    from .dedupe import find_matches
-    from .inherit import Inheritance
-    from .keys import taken_keys
-    from .schema import biblatex_file
+    from pubcli.usecases import adding as entries
+    from pubcli.dedupe import find_matches
+    from pubcli.schema.inherit import Inheritance
+    from pubcli.schema.keys import taken_keys
+    from pubcli.schema.types import biblatex_file
 
     taken = taken_keys(library)
     pool: list[Record] = list(library)
@@ -497,7 +499,7 @@ def _swap(earlier: Outcome, item: Item, rec: Record, match: Match, pool: list[Re
           shortfalls: list[str] | None = None) -> Outcome:
     """``rec`` (from ``item``) takes the place of the earlier, thinner entry of the same
     work: the earlier one becomes the repeat; the kept one keeps the earlier status."""
-    from . import entries
+    from pubcli.usecases import adding as entries
 
     old = earlier.record
     renamed = None
@@ -582,7 +584,7 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
     are counted in ``not_areas``, a near miss gets a "did you mean" warning.
     ``areas_from_keywords`` opts in: a near miss is filed under the area it is close
     to, and the other keywords become areas (``new_areas``, for the config's list)."""
-    from .areas import choose
+    from pubcli.usecases.areas import choose
 
     where = source_label(source)
     chosen, warnings = choose(areas, library, config, allow_new=allow_new)
@@ -599,7 +601,7 @@ def plan_import(text: str, library: Sequence[Record], config: Config, *, source:
         raise NothingToImport(f"{where}: found no publications to import{hint}",
                               details=warnings)
     if digest is not None:  # the library's bytes and the items': what the weights are of
-        from .store.cache import digest_of
+        from pubcli.store.cache import digest_of
 
         digest = digest_of(f"{digest}\0".encode() + text.encode("utf-8", "surrogateescape"))
     outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen,
@@ -615,9 +617,9 @@ def _sort_keywords(plan: ImportPlan, library: Sequence[Record], config: Config, 
     """Which of the added entries' own keywords are research areas (see
     :func:`plan_import`): fills ``plan.not_areas`` or, with ``adopt``, files near misses
     under their area and lists the other keywords in ``plan.new_areas``."""
-    from . import areas as A
-    from .latex import fold
-    from .model import AREA_FIELD, split_areas
+    from pubcli.usecases import areas as A
+    from pubcli.text.fold import fold
+    from pubcli.schema.model import AREA_FIELD, split_areas
 
     if not config.areas and not library:
         known: list[str] = []  # no vocabulary yet: the file's keywords will start it
@@ -651,7 +653,7 @@ def _sort_keywords(plan: ImportPlan, library: Sequence[Record], config: Config, 
 def outcome_warnings(outcomes: Sequence[Outcome], where: str) -> list[str]:
     """``FILE:LINE: ...`` for what each added entry falls short of (BibTeX's warnings)
     and for each key that could not be kept."""
-    from .entries import renewed_key_note
+    from pubcli.usecases.adding import renewed_key_note
 
     out = []
     for o in outcomes:

@@ -1,6 +1,6 @@
 """``pubcli fmt``: the entries of a library in one canonical form, and nothing else touched.
 
-:func:`plan` takes a loaded :class:`~pubcli.library.Library` and a
+:func:`plan` takes a loaded :class:`~pubcli.store.library.Library` and a
 :class:`~pubcli.bibtex.Form` (``[fmt]`` of pubcli.toml) and returns a :class:`Plan`: the
 entries whose text is not in the form, each with its new text, the white space between
 entries that is not one blank line (or what the form says), and, with a sort, the runs
@@ -25,14 +25,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import bibtex, gcpause
-from .bibtex.write import canonical_re, values_in_form
-from .errors import NotFound, ValidationError
-from .library import Library
-from .model import Record
+from pubcli import bibtex
+from pubcli.local import gcpause
+from pubcli.bibtex.write import canonical_re, values_in_form
+from pubcli.errors import NotFound, ValidationError
+from pubcli.store.library import Library
+from pubcli.schema.model import Record
 
 if TYPE_CHECKING:
-    from .checks import Finding
+    from pubcli.usecases.checks import Finding
 
 SORTS = ("key", "year", "type")
 
@@ -110,7 +111,7 @@ def plan(library: Library, form: bibtex.Form, keys: list[str] | None = None,
     """What ``pubcli fmt`` would change in ``library`` (nothing is written). ``keys``:
     only these entries (every entry with the key); ``sort`` ("key", "year", "type")
     overrides the form's."""
-    with gcpause.paused():  # many small objects, no cycles (see pubcli.gcpause)
+    with gcpause.paused():  # many small objects, no cycles (see pubcli.local.gcpause)
         return _plan(library, form, keys, sort)
 
 
@@ -208,7 +209,7 @@ def _reading(fields: dict[str, str], changed: dict[str, str | None] | None) -> d
 def findings(plan: Plan, sort: str = "") -> list[Finding]:
     """What ``pubcli fmt --check`` reports, one finding per entry or gap not in the form,
     in file order (for :func:`pubcli.render.ci.findings`)."""
-    from .checks import Finding
+    from pubcli.usecases.checks import Finding
 
     out = []
     for c in plan.changes:

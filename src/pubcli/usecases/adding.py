@@ -4,22 +4,22 @@
 decide everything ``pubcli add`` does: they build the records, validate them,
 refuse duplicates and give them keys, and return an :class:`AddPlan` the
 command applies with ``lib.add``. Underneath, :func:`build` turns options into
-a :class:`~pubcli.model.Record` (no key yet); :func:`validate` checks any new
+a :class:`~pubcli.schema.model.Record` (no key yet); :func:`validate` checks any new
 record and raises one :class:`~pubcli.errors.ValidationError` naming the first
 problem; :func:`check_duplicates` asks the matcher of ``pubcli dedupe``;
-:func:`assign_key` gives a record its citation key (:mod:`pubcli.keys`). For
+:func:`assign_key` gives a record its citation key (:mod:`pubcli.schema.keys`). For
 prompting, :func:`missing_required` says which fields the options leave out
 and :func:`with_answers` puts the answers in.
 
 Rules:
 
-* the type must be one of :data:`pubcli.model.KNOWN_TYPES` unless forced;
+* the type must be one of :data:`pubcli.schema.types.KNOWN_TYPES` unless forced;
 * ``year`` is a 4-digit year (a biblatex ``date`` must start with one);
-* the type's required fields (:data:`pubcli.schema.REQUIRED_FIELDS`; fields inherited through
+* the type's required fields (:data:`pubcli.schema.types.REQUIRED_FIELDS`; fields inherited through
   ``crossref``/``xdata`` count) are there,
   and every entry has a title (pubcli needs it for keys and duplicate checks);
 * ``--venue`` goes to the field that holds the venue for the type
-  (:data:`pubcli.schema.VENUE_TARGET`): ``booktitle``, ``journal``, ``institution``,
+  (:data:`pubcli.schema.types.VENUE_TARGET`): ``booktitle``, ``journal``, ``institution``,
   ``school``, ``publisher`` or ``howpublished``;
 * ``--field name=value`` sets any other field; a field may be given only once;
 * the key is a valid BibTeX key, not already used (case-insensitively);
@@ -33,18 +33,18 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from . import bibtex
-from .errors import DuplicateError, ParseError, ValidationError
-from . import values
-from .model import AREA_FIELD, FEATURED_FIELD, Record, join_areas
-from .names import split_authors
-from .schema import DEFAULT_VENUE_FIELD, KNOWN_TYPES, MONTH_NAMES, VENUE_TARGET, \
-    required_for
-from .values import parse_month
+from pubcli import bibtex
+from pubcli.errors import DuplicateError, ParseError, ValidationError
+from pubcli.schema import values
+from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record, join_areas
+from pubcli.schema.names import split_authors
+from pubcli.schema.types import DEFAULT_VENUE_FIELD, KNOWN_TYPES, VENUE_TARGET, required_for
+from pubcli.schema.values import MONTH_NAMES
+from pubcli.schema.values import parse_month
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .dedupe import Match
+    from pubcli.local.config import Config
+    from pubcli.dedupe import Match
 
 _TYPE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _YEAR_RE = re.compile(r"^\d{4}$")
@@ -107,7 +107,7 @@ def check_type(entry_type: str, *, force: bool = False) -> str:
     if not _TYPE_RE.match(t):
         raise ValidationError(f"'{entry_type}' is not a valid entry type name", field="type")
     if t not in KNOWN_TYPES and not force:
-        from .similar import closest, did_you_mean
+        from pubcli.text.similar import closest, did_you_mean
 
         near = closest(t, sorted(KNOWN_TYPES))
         hint = did_you_mean(near) if near else "; common: article, book, inproceedings, misc"
@@ -135,7 +135,7 @@ def normalize_month(value: str) -> str:
 
 def normalize_doi(value: str) -> str:
     """A DOI in any usual form (``https://doi.org/10.1/x``, ``doi:10.1/x``...) -> ``10.1/x``;
-    refuses what is not a DOI (:func:`pubcli.values.parse_doi` decides)."""
+    refuses what is not a DOI (:func:`pubcli.schema.values.parse_doi` decides)."""
     doi = values.parse_doi(value)
     if doi is None:
         raise ValidationError(f"{value!r} is not a DOI (expected 10.NNNN/...)", field="doi")
@@ -218,7 +218,7 @@ def missing_fields(entry_type: str, fields: Mapping[str, str], *,
     """The required field specs ("author", "year|date") that ``fields`` lacks, title
     first (a title is always required; a biblatex @set and @xdata have none); by
     biblatex's rules when the entry or its file is written for biblatex
-    (:func:`pubcli.schema.required_for`)."""
+    (:func:`pubcli.schema.types.required_for`)."""
     specs = [s for s in required_for(entry_type, fields, in_biblatex_file=in_biblatex_file)
              if s != "title"]
     if entry_type not in ("set", "xdata"):
@@ -268,7 +268,7 @@ def problems(rec: Record, *, force: bool = False, hint: str = "",
     """Everything wrong with a new record, in the order checked (see :func:`validate`).
     ``strict``: every problem is fatal (what ``add`` from options, and ``--strict``,
     refuse); otherwise only what BibTeX cannot read or cite is, and the required fields
-    are BibTeX's (:func:`pubcli.schema.required_for`) without pubcli's own title rule."""
+    are BibTeX's (:func:`pubcli.schema.types.required_for`) without pubcli's own title rule."""
     out: list[Problem] = []
     if not _TYPE_RE.match(rec.type.strip()):
         return [Problem(f"'{rec.type}' is not a valid entry type name", "type", True)]
@@ -312,10 +312,10 @@ def validate(rec: Record, *, force: bool = False, hint: str = "",
     """Raise ValidationError for the first thing wrong with a new record (prefixed
     with "entry 'KEY': " when it has a key). ``hint`` follows the list of
     missing fields; ``inherited`` are the fields it gets through ``crossref`` or
-    ``xdata`` (:mod:`pubcli.inherit`), which count as present. A ``parent`` (an entry
+    ``xdata`` (:mod:`pubcli.schema.types.inherit`), which count as present. A ``parent`` (an entry
     others inherit from, such as xampl.bib's ``whole-journal``) needs no required
     fields: its values are checked all the same. ``in_biblatex_file``: it comes from a
-    file written for biblatex, whose rules then apply (:func:`pubcli.schema.biblatex_file`).
+    file written for biblatex, whose rules then apply (:func:`pubcli.schema.types.biblatex_file`).
 
     Not ``strict`` (entries read from a file, as BibTeX reads them): only a fatal
     :class:`Problem` raises; the shortfalls are returned as messages, to be shown as
@@ -333,7 +333,7 @@ def validate(rec: Record, *, force: bool = False, hint: str = "",
 
 def apply_extras(rec: Record, areas: Iterable[str] = (), featured: bool = False) -> Record:
     """``rec`` with more areas (resolved names) and, if asked, the featured marker."""
-    from . import areas as areas_mod
+    from pubcli.usecases import areas as areas_mod
 
     out = areas_mod.edit(rec, add=list(areas)) or rec
     if featured:
@@ -345,7 +345,7 @@ def apply_extras(rec: Record, areas: Iterable[str] = (), featured: bool = False)
 def assign_key(rec: Record, taken: set[str], explicit: str | None = None) -> Record:
     """``rec`` with its key: ``explicit`` if given (refused when taken), else the
     scheme's key made unique. The key is added to ``taken`` (casefolded keys)."""
-    from .keys import make_key
+    from pubcli.schema.keys import make_key
 
     if explicit is not None:
         key = explicit.strip()
@@ -365,7 +365,7 @@ def keep_or_renew_key(rec: Record, taken: set[str]) -> tuple[Record, str | None]
     else give a new one (suffix a, b... on a taken key; the scheme's key for a missing
     or unreadable one). The key is added to ``taken``. Returns the record and its old
     key when it changed (:func:`renewed_key_note` says why)."""
-    from .keys import make_key, unique_key
+    from pubcli.schema.keys import make_key, unique_key
 
     key = rec.key
     valid = bool(bibtex.CITABLE_KEY_RE.match(key))
@@ -399,7 +399,7 @@ def check_duplicates(rec: Record, records: Sequence[Record], *, force: bool = Fa
     duplicates, strongest first. Unless ``force``, any match raises
     :class:`DuplicateEntry`. ``label`` names ``rec`` in messages (default: its title).
     ``digest`` (of the library file's bytes) lets the weights come from the cache."""
-    from .dedupe import find_matches
+    from pubcli.dedupe import find_matches
 
     matches = find_matches(rec, records, digest=digest)
     if matches and not force:
@@ -415,7 +415,7 @@ def check_duplicates(rec: Record, records: Sequence[Record], *, force: bool = Fa
 def match_lines(label: str, matches: Sequence[Match]) -> list[str]:
     """One line per match (the first few): which entry, where, and what carried it
     (the fields' weights are the error's and ``pubcli dedupe --explain``'s to say)."""
-    from .latex import to_text
+    from pubcli.text.latex import to_text
 
     out = []
     for m in matches[:SHOWN_MATCHES]:
@@ -426,7 +426,7 @@ def match_lines(label: str, matches: Sequence[Match]) -> list[str]:
 
 
 def _title_label(rec: Record) -> str:
-    from .latex import to_text
+    from pubcli.text.latex import to_text
 
     return f"'{to_text(rec.title)}'"
 
@@ -452,8 +452,8 @@ def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
     the scheme's key. ``prompted`` says the user was already asked for the
     missing fields (else the error for missing ones says how to give them).
     """
-    from .areas import choose
-    from .keys import taken_keys
+    from pubcli.usecases.areas import choose
+    from pubcli.schema.keys import taken_keys
 
     areas, warnings = choose(opts.areas, records, config, allow_new=allow_new)
     rec = build(replace(opts, areas=areas), force=force)
@@ -473,9 +473,9 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
     lot. What BibTeX only warns about (a missing required field...) is a warning
     naming the line. ``areas`` (as typed) and ``featured`` are added to every entry.
     Entries keep their keys as written when they can be cited and are free."""
-    from .areas import choose
-    from .sources import source_label
-    from .keys import taken_keys
+    from pubcli.usecases.areas import choose
+    from pubcli.usecases.sources import source_label
+    from pubcli.schema.keys import taken_keys
 
     where = source_label(source)
     chosen, warnings = choose(areas, records, config, allow_new=allow_new)
@@ -486,8 +486,8 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
                          path=where, line=f.line)
     if not parsed.records:
         raise ValidationError(f"{where}: no BibTeX entries found; nothing was written")
-    from .inherit import Inheritance
-    from .schema import biblatex_file
+    from pubcli.schema.inherit import Inheritance
+    from pubcli.schema.types import biblatex_file
 
     taken = taken_keys(records)
     pool = list(records)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from .errors import AmbiguousKey, NotFound, ValidationError
-from .model import Record
+from pubcli.errors import AmbiguousKey, NotFound, ValidationError
+from pubcli.schema.model import Record
 
 
 class Problem:

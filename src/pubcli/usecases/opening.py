@@ -2,8 +2,8 @@
 code... (the core: it chooses an address; the CLI hands it to the platform's opener).
 
 The addresses come from their one homes: DOI, URL and arXiv links from
-:mod:`pubcli.view`, resource links (``url_pdf``, ``url_code``, ``pdf``, ``code``...)
-from :mod:`pubcli.resources`; local files from the ``file`` field as JabRef,
+:mod:`pubcli.text.view`, resource links (``url_pdf``, ``url_code``, ``pdf``, ``code``...)
+from :mod:`pubcli.schema.types.resources`; local files from the ``file`` field as JabRef,
 Zotero and Mendeley write it (``Description:path/to/a.pdf:PDF``, several
 separated by ``;``), relative to the library's folder.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from .errors import NotFound
-from .model import Record
+from pubcli.errors import NotFound
+from pubcli.schema.model import Record
 
 #: --what when none is given: the first of these the entry has
 DEFAULT_ORDER = ("file", "pdf", "doi", "url", "arxiv")
@@ -44,8 +44,8 @@ def local_files(rec: Record, folder: Path) -> list[Path]:
 
 def targets(rec: Record, folder: Path) -> list[Target]:
     """Everything ``rec`` can open, one per kind, in :data:`DEFAULT_ORDER` first."""
-    from .resources import resources
-    from .view import view
+    from pubcli.schema.resources import resources
+    from pubcli.text.view import view
 
     found: dict[str, Target] = {}
     for p in local_files(rec, folder):

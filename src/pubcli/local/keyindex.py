@@ -1,6 +1,6 @@
 """The key index: what shell completion knows of a library without parsing it.
 
-One private file per library beside the caches (:mod:`pubcli.cachedir`): each
+One private file per library beside the caches (:mod:`pubcli.local.cachedir`): each
 entry's key, line and type (and, once asked, the areas in use), stamped with the
 library's size, modification time and inode. The store refreshes it after each
 save when it exists; otherwise the first TAB after the file changed rebuilds it
@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
-from . import cachedir
+from pubcli.local import cachedir
 
 INDEX_FORMAT = 1
 
@@ -100,7 +100,7 @@ def refresh_index(path: Path, records: Sequence[Any]) -> None:
     """After a save: bring an existing index up to date from the records in memory."""
     if not _index_file(path).exists():
         return
-    from .model import AREA_FIELD, split_areas
+    from pubcli.schema.model import AREA_FIELD, split_areas
 
     values = dict.fromkeys(r.fields.get(AREA_FIELD) for r in records)
     areas = list(dict.fromkeys(a for v in values for a in split_areas(v)))

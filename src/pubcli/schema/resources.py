@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, NamedTuple
 
-from .values import web_link
+from pubcli.schema.values import web_link
 
 ALFOLIO_FIELDS: tuple[str, ...] = ("pdf", "supp", "code", "slides", "poster", "website",
                                    "video", "blog", "html")

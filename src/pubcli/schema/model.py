@@ -4,7 +4,7 @@ A :class:`Record` is one BibTeX entry as pubcli sees it: its citation key, its
 entry type (lower case) and its fields, field names lower-cased, values with
 ``@string`` macros resolved and the outer braces or quotes removed, but LaTeX
 left as written (``{ZeRO}++``, ``M{\\"u}ller``). Turning LaTeX into text for
-display is the job of :mod:`pubcli.latex`.
+display is the job of :mod:`pubcli.text.latex`.
 
 Research areas live in the ``keywords`` field, comma-separated, which is the
 convention of biblatex, JabRef and Zotero exports. A publication is *featured*
@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 # The data model and the value rules live in schema and values; they are re-exported
 # here for the modules and users that read them from the model.
-from .schema import (FALLBACK_VENUE_FIELDS, KNOWN_TYPES, REQUIRED_FIELDS,  # noqa: F401
-                     TYPE_GROUPS, VENUE_FIELDS, type_group, type_group_order, venue_fields)
-from .values import MONTH_NAMES, parse_date, parse_month, parse_year  # noqa: F401
+from pubcli.schema.types import (
+    type_group,
+    venue_fields)
+from pubcli.schema.values import parse_date, parse_month, parse_year
 
 if TYPE_CHECKING:
-    from .display import Row
+    from pubcli.text.display import Row
 
 AREA_FIELD = "keywords"
 FEATURED_FIELD = "featured"
@@ -75,7 +76,7 @@ class Record:
     ``line`` is the 1-based line of the entry in its file (0 for a new record).
     ``source`` is private to the store: where the entry's text sits in the file
     and how its fields were written, so that an edit rewrites only this entry.
-    ``row`` is the record's display row (see :mod:`pubcli.display`) when the store
+    ``row`` is the record's display row (see :mod:`pubcli.text.display`) when the store
     had it in its cache, else None until first shown. Records are never edited in
     place (an edit makes a new Record), so a row never outlives the fields it shows.
     """
@@ -133,7 +134,7 @@ class Record:
 
     @property
     def year(self) -> int | None:
-        if self.row is not None:  # derived from these fields already (pubcli.display)
+        if self.row is not None:  # derived from these fields already (pubcli.text.display)
             return self.row.year
         y = parse_year(self.fields.get("year"))
         if y is None:
