@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from pubcli import store
-from pubcli.exporters import csl
 from pubcli.exporters.styles import STYLE_DIR, STYLES
 
 from .conftest import ROOT, write

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pubcli.usecases import importing as importers
-from pubcli.text import latex
+from pubcli.text import encode
 from pubcli.schema import names
 from pubcli import store
 from pubcli.local.config import Config
@@ -152,7 +152,7 @@ def test_known_names_take_the_library_spelling():
     ("Phi-3 Technical Report", "Phi-3 Technical Report"),
 ])
 def test_protect_case(title, expected):
-    assert latex.protect_case(title) == expected
+    assert encode.protect_case(title) == expected
 
 
 def test_latex_specials_are_escaped():

@@ -6,7 +6,6 @@ import csv
 import io
 import json
 import os
-from pathlib import Path
 
 import pytest
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pubcli.usecases import importing as importers
-from pubcli.text import latex
+from pubcli.text import encode
 from pubcli.schema import names
 from pubcli.online import mapping
 
@@ -55,12 +55,12 @@ def test_a_listing_and_a_web_service_write_a_title_the_same_way():
 
 
 def test_escape_covers_every_special():
-    assert latex.escape(r"\ { } & % $ # _ ~ ^") == (
+    assert encode.escape(r"\ { } & % $ # _ ~ ^") == (
         r"\textbackslash{} \{ \} \& \% \$ \# \_ \textasciitilde{} \textasciicircum{}")
 
 
 def test_protection_leaves_braced_groups_and_escaped_braces_alone():
-    assert latex.protect_case("{DeepSpeed} and DeepSpeed") == "{DeepSpeed} and {DeepSpeed}"
+    assert encode.protect_case("{DeepSpeed} and DeepSpeed") == "{DeepSpeed} and {DeepSpeed}"
     # an escaped brace opens no group: the word after it is still protected
-    assert latex.protect_case(r"\{ RoBERTa") == r"\{ {RoBERTa}"
-    assert latex.protect_case("Fine-Grained Phi-3 3D") == "Fine-Grained Phi-3 {3D}"
+    assert encode.protect_case(r"\{ RoBERTa") == r"\{ {RoBERTa}"
+    assert encode.protect_case("Fine-Grained Phi-3 3D") == "Fine-Grained Phi-3 {3D}"

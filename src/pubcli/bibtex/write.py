@@ -191,12 +191,12 @@ def normalise(name: str, value: str, form: Form = DEFAULT_FORM) -> str:
         if doi is not None and braces_balanced(doi):
             value = doi
     if form.encoding and not (name in _NOT_TEXT or name.startswith("url")):
-        from pubcli.text import latex
+        from pubcli.text import encode
 
-        value = latex.to_latex(value) if form.encoding == "latex" else \
-            latex.to_unicode(value)
+        value = encode.to_latex(value) if form.encoding == "latex" else \
+            encode.to_unicode(value)
     if form.protect and name in TITLE_FIELDS:
-        from pubcli.text.latex import protect_case
+        from pubcli.text.encode import protect_case
 
         value = protect_case(value)
     return value

@@ -4,9 +4,9 @@
   (:func:`pubcli.schema.names.bibtex_name`, as ``import`` writes a listing's names);
 * titles keep their words, with braces around those whose capitals must survive
   a bibliography style (acronyms and names: ``{GPU}``, ``{ZeRO}++``, ``{DeepSpeed}``;
-  :func:`pubcli.text.latex.protect_case`);
+  :func:`pubcli.text.encode.protect_case`);
 * LaTeX's special characters in text (``& % $ # _ { } ~ ^ \\``) are escaped
-  (:func:`pubcli.text.latex.escape`);
+  (:func:`pubcli.text.encode.escape`);
   markup and HTML entities from the services (``<i>``, ``&amp;``) are removed;
   other characters stay as Unicode (the library is UTF-8);
 * months are month names (written as the ``jan``... macros), and only when the
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from pubcli.usecases.adding import EntryOptions
-from pubcli.text.latex import escape, protect_case
+from pubcli.text.encode import escape, protect_case
 from pubcli.schema.model import Record
 from pubcli.schema.values import MONTH_NAMES
 from pubcli.schema.names import bibtex_name

@@ -24,7 +24,7 @@ from pubcli.usecases.adding import VENUE_TARGET, normalize_doi, order_fields
 from ..errors import ValidationError
 from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record
 from pubcli.schema import identifiers
-from . import BadResponse, NotFoundOnline, arxiv, crossref, doi as doi_mod, ids, mapping
+from . import BadResponse, NotFoundOnline, arxiv, crossref, doi as doi_mod, mapping
 from .http import Client
 
 MARGIN = 1.25   # the best hit's score must be this many times the next one's

@@ -31,7 +31,25 @@ _HOME = {
     "clean": "text", "csv_cell": "text", "json_safe": "text", "one_line": "text",
 }
 
-__all__ = sorted(_HOME)
+__all__ = [
+    "as_bibtex",
+    "as_csv",
+    "as_json",
+    "as_keys",
+    "clean",
+    "csv_cell",
+    "fits_table",
+    "github_annotation",
+    "heading",
+    "json_safe",
+    "lines",
+    "one_line",
+    "plain",
+    "record_dict",
+    "shown_path",
+    "stacked",
+    "tables",
+]
 
 
 def __getattr__(name: str) -> Any:

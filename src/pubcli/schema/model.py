@@ -23,6 +23,7 @@ from pubcli.schema.types import (
     type_group,
     venue_fields)
 from pubcli.schema.values import parse_date, parse_month, parse_year
+from pubcli.text.fold import fold
 
 if TYPE_CHECKING:
     from pubcli.text.display import Row
@@ -47,6 +48,13 @@ class ListFormat(str, Enum):
     keys = "keys"
     bibtex = "bibtex"
     csl_json = "csl-json"
+
+
+def area_key(name: str) -> str:
+    """What two spellings of one area share: "Réseaux", "reseaux " and "RESEAUX" are one
+    area (the one fold, spaces collapsed). ``tag``, ``list --area``, ``check`` and the page
+    compare area names only through this."""
+    return " ".join(fold(name).split())
 
 
 def split_areas(value: str | None) -> list[str]:

@@ -13,7 +13,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 
-from pubcli.text.latex import escape, to_text
+from pubcli.text.latex import to_text
+from pubcli.text.encode import escape
 from pubcli.text.fold import fold
 
 if TYPE_CHECKING:

@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from pubcli.errors import ValidationError
-from pubcli.text.fold import fold
 from pubcli.store.library import read_only_reason
 from pubcli.usecases import refs
 from pubcli.text.similar import CUTOFF, closest, did_you_mean
-from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record, join_areas, split_areas
+from pubcli.schema.model import (AREA_FIELD, FEATURED_FIELD, Record, area_key, join_areas,
+                                 split_areas)
 
 if TYPE_CHECKING:
     from pubcli.local.config import Config
@@ -48,13 +48,6 @@ def clean(name: str, *, what: str = "area") -> str:
     if not out:
         raise ValidationError(f"an empty {what} name")
     return out
-
-
-def area_key(name: str) -> str:
-    """What two spellings of one area share: "Réseaux", "reseaux " and "RESEAUX" are one
-    area (the one fold, spaces collapsed). ``tag``, ``list --area``, ``check`` and the page
-    compare area names only through this."""
-    return " ".join(fold(name).split())
 
 
 def unique(names: Iterable[str]) -> list[str]:

@@ -31,7 +31,7 @@ What is checked (``code``, severity):
 * ``unprotected-acronym`` (warning): with ``acronyms=True`` (``pubcli check`` when
   pubcli.toml has a ``[fmt]`` table whose ``protect`` is off), title words in capitals or mixed case (``BERT``,
   ``iPhone``) without the braces that keep a style from lower-casing them
-  (:func:`pubcli.text.latex.unprotected_words`; ``pubcli fmt`` braces them with
+  (:func:`pubcli.text.encode.unprotected_words`; ``pubcli fmt`` braces them with
   ``protect = "acronyms"``).
 """
 
@@ -49,7 +49,8 @@ from pubcli.schema.model import AREA_FIELD, Record, split_areas
 from pubcli.schema.resources import link_problem, resource_fields
 from pubcli.schema.types import KNOWN_TYPES, biblatex_file, required_for
 from pubcli.text.similar import closest
-from pubcli.usecases.areas import area_key, suggest
+from pubcli.schema.model import area_key
+from pubcli.usecases.areas import suggest
 
 ERROR = "error"
 WARNING = "warning"
@@ -174,7 +175,7 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
 
 def _unprotected(library: Library) -> list[Finding]:
     from pubcli.bibtex.write import TITLE_FIELDS
-    from pubcli.text.latex import unprotected_words
+    from pubcli.text.encode import unprotected_words
 
     out = []
     for rec in library.records:

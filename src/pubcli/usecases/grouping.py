@@ -11,7 +11,7 @@ from pubcli.errors import ValidationError
 from pubcli.text.display import row_of
 from pubcli.text.latex import search_fold
 from pubcli.text.fold import fold
-from pubcli.usecases.areas import area_key
+from pubcli.schema.model import area_key
 from pubcli.schema.model import GroupBy, Record, type_group
 from pubcli.schema.types import type_group_order
 from pubcli.schema.names import PersonQuery, matches_person, person_query, split_authors

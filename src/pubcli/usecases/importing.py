@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from pubcli.usecases import sources
 from pubcli.schema import values
 from pubcli.errors import PubcliError, ValidationError
-from pubcli.text.latex import escape, protect_case
+from pubcli.text.encode import escape, protect_case
 from pubcli.schema.model import Record
 from pubcli.schema.values import MONTH_NAMES
 from pubcli.schema.names import PARTICLES, SUFFIXES, bibtex_name, known_names
