@@ -42,8 +42,8 @@ def test_a_warm_listing_reads_fields_only_when_asked(tmp_path, cli, monkeypatch)
                          ("--search", "number 12 zola"), ("--format", "json")]}
     cli("list", "-l", path)
     reads = []
-    real = cache.read_parse
-    monkeypatch.setattr(cache, "read_parse", lambda *a: reads.append(1) or real(*a))
+    real = cache.read_parse_items
+    monkeypatch.setattr(cache, "read_parse_items", lambda *a: reads.append(1) or real(*a))
     for args, text in cold.items():
         reads.clear()
         assert cli("list", *args, "-l", path).stdout == text, args

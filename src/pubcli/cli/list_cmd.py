@@ -77,6 +77,11 @@ def list_command(
         sys.stdout.write(_csl_listing(groups, format, style, csl, owner or cfg.owner, by,
                                       cfg.private_fields))
         return
+    if format is ListFormat.json:  # written as it is made: 130 MB for 100k entries
+        from pubcli.render.listing import json_chunks
+
+        sys.stdout.writelines(json_chunks(groups, by))
+        return
     text = _render(groups, by, format, owner or cfg.owner, lib)
     if format in (ListFormat.text, ListFormat.line) and not no_pager:
         common.page(text)
@@ -88,8 +93,6 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
     """The listing in ``format``, laid out for where stdout goes."""
     from .. import render, store
 
-    if format is ListFormat.json:
-        return render.as_json(groups, by)
     if format is ListFormat.csv:
         return render.as_csv(groups, by)
     if format is ListFormat.keys:

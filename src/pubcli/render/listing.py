@@ -18,7 +18,7 @@ import csv
 import io
 import json
 import textwrap
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from pubcli.usecases.grouping import unique_records
 from pubcli.schema.model import GroupBy, Record
@@ -219,13 +219,100 @@ def record_dict(rec: Record) -> dict:
 
 
 def as_json(groups: Groups, by: GroupBy) -> str:
+    """The listing as JSON: ``{"by": ..., "groups": [{"name", "count", "entries"}]}``, or
+    ``{"entries": [...]}`` for ``--by none``; each entry is :func:`record_dict`."""
+    return "".join(json_chunks(groups, by))
+
+
+#: entries per chunk of :func:`json_chunks` (a few MB of text)
+JSON_CHUNK = 2000
+
+
+def json_chunks(groups: Groups, by: GroupBy) -> Iterator[str]:
+    """:func:`as_json` in pieces, to be written one after the other: the same text as
+    ``json.dumps(data, ensure_ascii=False, indent=2)`` of the whole listing (plus
+    :func:`~pubcli.render.text.json_safe` and a final newline), without the whole of
+    it in memory, and with the entries spelled by :func:`_json_entry` (the json module
+    indents in pure Python: 7 s for 100k entries)."""
+    return map(json_safe, _json_chunks(groups, by))
+
+
+def _json_chunks(groups: Groups, by: GroupBy) -> Iterator[str]:
     if by is GroupBy.none:
-        data: object = {"entries": [record_dict(r) for _, recs in groups for r in recs]}
-    else:
-        data = {"by": by.value, "groups": [{"name": name, "count": len(recs),
-                                            "entries": [record_dict(r) for r in recs]}
-                                           for name, recs in groups]}
-    return json_safe(json.dumps(data, ensure_ascii=False, indent=2)) + "\n"
+        every = [r for _, rs in groups for r in rs]
+        yield '{\n  "entries": ' + ("[]" if not every else "[\n")
+        yield from _json_entries(every, "    ")
+        yield ("" if not every else "\n  ]") + "\n}\n"
+        return
+    yield f'{{\n  "by": {_enc(by.value)},\n  "groups": ' + ("[]" if not groups else "[")
+    for i, (name, recs) in enumerate(groups):
+        yield (",\n" if i else "\n") + f'    {{\n      "name": {_enc(name)},\n' \
+            f'      "count": {len(recs)},\n      "entries": ' + ("[\n" if recs else "[]")
+        yield from _json_entries(recs, "        ")
+        yield ("\n      ]" if recs else "") + "\n    }"
+    yield ("\n  ]" if groups else "") + "\n}\n"
+
+
+_enc: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
+def _json_entries(recs: Sequence[Record], ind: str) -> Iterator[str]:
+    sep = ",\n" + ind
+    for start in range(0, len(recs), JSON_CHUNK):
+        text = ind + sep.join([_json_entry(r, ind) for r in recs[start:start + JSON_CHUNK]])
+        yield (",\n" if start else "") + text
+
+
+def _json_entry(rec: Record, ind: str) -> str:
+    """:func:`record_dict` of ``rec`` as ``json.dumps(..., indent=2)`` writes it at the
+    indentation ``ind``."""
+    v = view(rec)
+    i1 = ind + "  "
+    return (f'{{\n{i1}"key": {_enc(v.key)},\n{i1}"type": {_enc(v.type)},\n'
+            f'{i1}"year": {_json_scalar(v.year)},\n{i1}"month": {_json_scalar(v.month)},\n'
+            f'{i1}"title": {_enc(v.title)},\n{i1}"authors": {_json_value(v.authors, i1)},\n'
+            f'{i1}"venue": {_enc(v.venue)},\n{i1}"areas": {_json_value(v.areas, i1)},\n'
+            f'{i1}"featured": {_json_scalar(v.featured)},\n'
+            f'{i1}"links": {_json_value(dict(v.links), i1)},\n'
+            f'{i1}"fields": {_json_value(rec.fields, i1)}\n{ind}}}')
+
+
+def _json_scalar(x: object) -> str:
+    if x is None:
+        return "null"
+    if x is True:
+        return "true"
+    if x is False:
+        return "false"
+    if type(x) is int:
+        return int.__repr__(x)
+    return json.dumps(x)
+
+
+def _json_value(x: object, ind: str) -> str:
+    """``x`` (a str, a list of them, a dict of them, or any JSON value) as
+    ``json.dumps(x, ensure_ascii=False, indent=2)`` writes it at the indentation ``ind``."""
+    if isinstance(x, str):
+        return _enc(x)
+    inner = ind + "  "
+    sep = ",\n" + inner
+    if isinstance(x, (list, tuple)):
+        if not x:
+            return "[]"
+        try:
+            body = sep.join(map(_enc, x))
+        except TypeError:  # not all strings
+            body = sep.join([_json_value(y, inner) for y in x])
+        return f"[\n{inner}{body}\n{ind}]"
+    if isinstance(x, dict):
+        if not x:
+            return "{}"
+        try:
+            body = sep.join([_enc(k) + ": " + _enc(y) for k, y in x.items()])
+        except TypeError:
+            body = sep.join([_enc(k) + ": " + _json_value(y, inner) for k, y in x.items()])
+        return f"{{\n{inner}{body}\n{ind}}}"
+    return _json_scalar(x)
 
 
 def as_csv(groups: Groups, by: GroupBy) -> str:

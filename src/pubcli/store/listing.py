@@ -105,46 +105,61 @@ def from_rows(path: Path, digest: str, size: int, text: str) -> Listing | None:
 
 
 class _Shelf:
-    """Where the rows' records get their fields, lines and sources, all at once, the
-    first time one of them is asked for."""
+    """Where the rows' records get their fields (all at once, the first time one is asked
+    for) and then, if asked too, their lines and sources."""
 
-    __slots__ = ("path", "digest", "size", "text", "records")
+    __slots__ = ("path", "digest", "size", "text", "records", "items", "newline")
 
     def __init__(self, path: Path, digest: str, size: int, text: str) -> None:
         self.path, self.digest, self.size, self.text = path, digest, size, text
         self.records: Sequence[_Listed] = ()
+        self.items: list | None = None  # the parse cache's, once the fields are read
+        self.newline = "\n"
 
-    def fill(self) -> None:
-        got = cache.read_parse(self.path, self.digest, self.size)
-        parsed = got[0] if got is not None else bibtex.parse(self.text)
-        full = parsed.records
-        if len(full) != len(self.records):  # cannot be (one digest, one text): but never mix
-            raise RuntimeError(f"{self.path}: the parse and display caches disagree")
+    def fill_fields(self) -> None:
+        got = cache.read_parse_items(self.path, self.digest, self.size)
+        if got is None or len(got[0]) != len(self.records):
+            self.fill_all()
+            return
+        self.items, meta, _ = got
+        self.newline = meta[3]
+        for rec, item in zip(self.records, self.items):
+            _FIELDS.__set__(rec, item[2])
+
+    def fill_all(self) -> None:
+        if self.items is None:
+            got = cache.read_parse_items(self.path, self.digest, self.size)
+            if got is not None and len(got[0]) == len(self.records):
+                self.items, self.newline = got[0], got[1][3]
+        if self.items is not None:
+            full = cache.unpack_records(self.items, self.newline)
+        else:
+            full = bibtex.parse(self.text).records
+            if len(full) != len(self.records):  # one digest, one text: cannot be, never mix
+                raise RuntimeError(f"{self.path}: the file and its display cache disagree")
         for rec, src in zip(self.records, full):
             _FIELDS.__set__(rec, src.fields)
             _LINE.__set__(rec, src.line)
             if src.source is not None:
                 src.source.fields = None  # as store.load leaves them (read again on edit)
             _SOURCE.__set__(rec, src.source)
-            rec._shelf = None
-        self.records = ()
+        self.records, self.items = (), None
 
 
 class _Listed(Record):
-    """A record made from its display row; the rest comes from its shelf when asked."""
+    """A record made from its display row; the rest comes from its shelf when asked
+    (an unset slot is what is not read yet)."""
 
     __slots__ = ("_shelf",)
-    _shelf: _Shelf | None
-
-    def _filled(self) -> None:
-        shelf = self._shelf
-        if shelf is not None:
-            shelf.fill()
+    _shelf: _Shelf
 
     @property  # type: ignore[override]
     def fields(self) -> dict[str, str]:
-        self._filled()
-        return _FIELDS.__get__(self)
+        try:
+            return _FIELDS.__get__(self)
+        except AttributeError:
+            self._shelf.fill_fields()
+            return _FIELDS.__get__(self)
 
     @fields.setter
     def fields(self, value: dict[str, str]) -> None:
@@ -152,8 +167,11 @@ class _Listed(Record):
 
     @property  # type: ignore[override]
     def line(self) -> int:
-        self._filled()
-        return _LINE.__get__(self)
+        try:
+            return _LINE.__get__(self)
+        except AttributeError:
+            self._shelf.fill_all()
+            return _LINE.__get__(self)
 
     @line.setter
     def line(self, value: int) -> None:
@@ -161,8 +179,11 @@ class _Listed(Record):
 
     @property  # type: ignore[override]
     def source(self) -> Any:
-        self._filled()
-        return _SOURCE.__get__(self)
+        try:
+            return _SOURCE.__get__(self)
+        except AttributeError:
+            self._shelf.fill_all()
+            return _SOURCE.__get__(self)
 
     @source.setter
     def source(self, value: Any) -> None:
