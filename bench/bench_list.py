@@ -167,6 +167,9 @@ def ratio_main(args: argparse.Namespace) -> None:
                 for (name, side), value in round_cpu.items():
                     ratios.setdefault(name + " warm", {}).setdefault(side, []).append(
                         value / sample[0])
+                print(f"seed {seed}: bibtexparser {sample[0]:.2f} s; " + "; ".join(
+                    f"{name} {side} {value:.2f} s ({value / sample[0]:.3f}x)"
+                    for (name, side), value in round_cpu.items()), file=sys.stderr, flush=True)
             print(f"seed {seed} done", file=sys.stderr, flush=True)
 
     med = statistics.median

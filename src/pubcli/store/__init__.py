@@ -28,7 +28,7 @@ from pubcli.store.library import Library, Problem
 from . import cache, journal
 from .cache import cache_dir
 from .document import Document
-from .listing import Listing, from_rows, meta_of
+from .listing import Listing, meta_of, read_listing
 from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
                     clean_stale_temp_files, decode, read_text)
 from .lock import lock_path, locked
@@ -77,7 +77,7 @@ def listing(path: str | os.PathLike[str], *, display: bool = True) -> Listing:
     data, text, bom = read_text(path)
     if len(data) >= cache.MIN_BYTES:
         with gcpause.paused():
-            got = from_rows(path, cache.digest_of(data), len(data), text)
+            got = read_listing(path, cache.digest_of(data), len(data), text)
         if got is not None:
             return got
     return Listing.of(_load_read(path, data, text, bom, True, True, display, False))

@@ -71,11 +71,11 @@ def meta_of(library: Library, *, warnings: bool = True) -> tuple:
     return (_META, inherits, tuple((p.line, p.message, p.kind) for p in problems))
 
 
-def from_rows(path: Path, digest: str, size: int, text: str) -> Listing | None:
+def read_listing(path: Path, digest: str, size: int, text: str) -> Listing | None:
     """The listing of the file version ``digest`` from the display cache alone, or None
     when the cache does not hold it (or holds it after too many deltas: a full load then
     writes it again)."""
-    from pubcli.text.display import from_rows as rows_from
+    from pubcli.text.display import from_rows
 
     got = cache.Journal(path, ".rows").read(digest, size)
     if got is None:
@@ -85,7 +85,7 @@ def from_rows(path: Path, digest: str, size: int, text: str) -> Listing | None:
                                           and meta[0] == _META):
         return None
     try:
-        rows = rows_from(items)
+        rows = from_rows(items)
         problems = [Problem(*p) for p in meta[2]]
     except (TypeError, ValueError):
         return None
