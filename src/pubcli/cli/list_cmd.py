@@ -63,15 +63,24 @@ def list_command(
     path = common.library_path(library)
     cfg = config.load_config(path)
     filters = common.build_filters(area, type_, year, author, search, known_areas=cfg.areas)
-    lib = store.load(path, display=format not in (ListFormat.keys, ListFormat.bibtex))
+    if format is ListFormat.bibtex:  # the entries' own text
+        lib = store.Listing.of(store.load(path))
+    else:
+        lib = store.listing(path, display=format is not ListFormat.keys)
     common.report_problems(lib)
-    groups = group(select(publications(lib.records), filters), by, cfg.areas)
+    groups = group(select(publications(lib.records, inherits=lib.inherits), filters), by,
+                   cfg.areas)
     if not groups and format is ListFormat.text:
         common.note("no publications match" if not filters.is_empty()
                     else f"{path} holds no publications yet; add one with 'pubcli add'")
     if format is ListFormat.csl_json or style is not None or csl is not None:
         sys.stdout.write(_csl_listing(groups, format, style, csl, owner or cfg.owner, by,
                                       cfg.private_fields))
+        return
+    if format is ListFormat.json:  # written as it is made: 130 MB for 100k entries
+        from pubcli.render.listing import json_chunks
+
+        sys.stdout.writelines(json_chunks(groups, by))
         return
     text = _render(groups, by, format, owner or cfg.owner, lib)
     if format in (ListFormat.text, ListFormat.line) and not no_pager:
@@ -84,8 +93,6 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
     """The listing in ``format``, laid out for where stdout goes."""
     from .. import render, store
 
-    if format is ListFormat.json:
-        return render.as_json(groups, by)
     if format is ListFormat.csv:
         return render.as_csv(groups, by)
     if format is ListFormat.keys:
@@ -95,7 +102,9 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
                             else None)
     if format is ListFormat.bibtex:
         # piped too: control characters never reach a text output (README)
-        return render.clean(render.as_bibtex(groups, lambda r: store.source_text(lib, r)))
+        full = lib.library
+        assert full is not None  # list_command loads in full for --format bibtex
+        return render.clean(render.as_bibtex(groups, lambda r: store.source_text(full, r)))
     if not groups:
         return ""
     if not common.stdout_is_terminal():

@@ -102,9 +102,12 @@ def resolve_all(records: Sequence[Record]) -> list[Record]:
     return [inh.resolved(r) for r in records]
 
 
-def publications(records: Sequence[Record]) -> list[Record]:
+def publications(records: Sequence[Record], *, inherits: bool | None = None) -> list[Record]:
     """What listings and the page show: every entry with what it inherits, without the
-    data containers biblatex never prints (``@xdata``)."""
+    data containers biblatex never prints (``@xdata``). ``inherits=False``: the caller
+    knows no record has ``crossref`` or ``xdata`` (a listing from the display cache), so
+    no record's fields are read."""
     from pubcli.schema.types import CONTAINER_TYPES
 
-    return [r for r in resolve_all(records) if r.type not in CONTAINER_TYPES]
+    resolved = records if inherits is False else resolve_all(records)
+    return [r for r in resolved if r.type not in CONTAINER_TYPES]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 # The data model and the value rules live in schema and values; they are re-exported
 # here for the modules and users that read them from the model.
@@ -24,6 +24,9 @@ from pubcli.schema.types import (
     venue_fields)
 from pubcli.schema.values import parse_date, parse_month, parse_year
 from pubcli.text.fold import fold
+
+if TYPE_CHECKING:
+    from pubcli.text.display import Row
 
 AREA_FIELD = "keywords"
 FEATURED_FIELD = "featured"
@@ -95,7 +98,7 @@ class Record:
         self.fields: dict[str, str] = dict(fields or {})
         self.line = line
         self.source = source
-        self.row: tuple | None = None
+        self.row: Row | None = None
 
     @classmethod
     def restore(cls, key: str, type: str, fields: dict[str, str], line: int,
@@ -140,7 +143,7 @@ class Record:
     @property
     def year(self) -> int | None:
         if self.row is not None:  # derived from these fields already (pubcli.text.display)
-            return self.row[4]
+            return self.row.year
         y = parse_year(self.fields.get("year"))
         if y is None:
             y = parse_year(self.fields.get("date"))
@@ -149,7 +152,7 @@ class Record:
     @property
     def month(self) -> int | None:
         if self.row is not None:
-            return self.row[5]
+            return self.row.month
         m = parse_month(self.fields.get("month"))
         if m is None and "date" in self.fields:
             d = parse_date(self.fields["date"])
@@ -160,13 +163,13 @@ class Record:
     @property
     def areas(self) -> list[str]:
         if self.row is not None:
-            return list(self.row[6])
+            return list(self.row.areas)
         return split_areas(self.fields.get(AREA_FIELD))
 
     @property
     def featured(self) -> bool:
         if self.row is not None:
-            return self.row[7]
+            return self.row.featured
         return self.fields.get(FEATURED_FIELD, "").strip().lower() in {"true", "yes", "1"}
 
     @property

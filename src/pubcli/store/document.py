@@ -44,12 +44,16 @@ class Document:
         # [fmt] of the library's pubcli.toml, looked up when a save needs it
         self.form: bibtex.Form | None = None
 
-    def problems(self, records: list[Record]) -> list[Problem]:
+    def problems(self, records: list[Record], *, warnings: bool = True) -> list[Problem]:
         """What a user should hear about the file: blocks kept verbatim, entries with
-        a repeated field, keys used twice (compared case-insensitively)."""
+        a repeated field, keys used twice (compared case-insensitively); BibTeX's
+        warnings too unless ``warnings`` is False (after a save their lines are stale,
+        and the parse cache keeps none)."""
         problems = [Problem(f.line, f"could not parse this block, kept as it is: {f.reason}")
                     for f in self.failed]
-        problems += [Problem(int(line), str(message), "bibtex") for line, message in self.warnings]
+        if warnings:
+            problems += [Problem(int(line), str(message), "bibtex")
+                         for line, message in self.warnings]
         seen: dict[str, Record] = {}
         for rec in records:
             if rec.source is not None and rec.source.read_only == bibtex.KEYLESS:

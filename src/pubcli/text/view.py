@@ -6,6 +6,8 @@ title, an author list or a date reads the same everywhere.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from pubcli.schema import values
 from pubcli.schema.identifiers import arxiv_of, arxiv_url
 from pubcli.text.display import row_of
@@ -25,19 +27,19 @@ class View:
                  "raw_names", "venue", "areas", "featured", "_details", "_links")
 
     def __init__(self, rec: Record) -> None:
-        title, raw_names, authors, venue, year, month, areas, featured = row_of(rec)
+        row = row_of(rec)
         self.rec = rec
         self.key = rec.key
         self.type = rec.type
         self.type_group = rec.type_group
-        self.year = year
-        self.month = month
-        self.title = title
-        self.raw_names = raw_names  # tuples: shared with the cached row, never changed
-        self.authors = authors
-        self.venue = venue
-        self.areas = areas
-        self.featured = featured
+        self.year = row.year
+        self.month = row.month
+        self.title = row.title
+        self.raw_names = row.raw_names  # tuples: shared with the cached row, never changed
+        self.authors = row.authors
+        self.venue = row.venue
+        self.areas = row.areas
+        self.featured = row.featured
         self._details: list[tuple[str, str]] | None = None
         self._links: list[tuple[str, str]] | None = None
 
@@ -85,14 +87,14 @@ def view(rec: Record) -> View:
     return View(rec)
 
 
-def owner_flags(raw_names: list[str], owner: str | None) -> list[bool]:
+def owner_flags(raw_names: Sequence[str], owner: str | None) -> list[bool]:
     """Which of the raw BibTeX names denote the owner ("Olatunji Ruwase")."""
     if not owner:
         return [False] * len(raw_names)
     return [is_person(n, owner) for n in raw_names]
 
 
-def short_authors(names: list[str], owner_idx: set[int], limit: int = 3) -> list[tuple[str, bool]]:
+def short_authors(names: Sequence[str], owner_idx: set[int], limit: int = 3) -> list[tuple[str, bool]]:
     """Shorten a long author list for a table cell, keeping the owner visible.
 
     Returns (text, is_owner) segments: "A, B, C, … Owner … (84 authors)".

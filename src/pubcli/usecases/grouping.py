@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from pubcli.errors import ValidationError
-from pubcli.text.latex import search_fold, to_text
+from pubcli.text.display import row_of
+from pubcli.text.latex import search_fold
 from pubcli.text.fold import fold
 from pubcli.schema.model import area_key
 from pubcli.schema.model import GroupBy, Record, type_group
@@ -56,7 +58,7 @@ def searchable(rec: Record) -> str:
     if row is None:
         title, venue = search_fold(rec.title), search_fold(rec.venue)
     else:
-        title, venue = fold(row[0]), fold(row[3])
+        title, venue = fold(row.title), fold(row.venue)
     return " ".join((title, search_fold(f.get("author", "")),
                      search_fold(f.get("editor", "")), venue))
 
@@ -64,13 +66,12 @@ def searchable(rec: Record) -> str:
 def check_filters(filters: Filters, records: Sequence[Record]) -> None:
     """Refuse an ``--area`` or ``--type`` that names nothing pubcli knows, with the
     closest known name ("did you mean ...?"), instead of selecting nothing."""
-    from pubcli.schema.model import AREA_FIELD, split_areas
     from pubcli.schema.types import KNOWN_TYPES, TYPE_GROUPS
     from pubcli.text.similar import closest, did_you_mean, known_list
 
     if filters.areas:
-        values = dict.fromkeys(r.fields.get(AREA_FIELD) for r in records)  # few distinct
-        known = [*filters.known_areas, *(a for v in values for a in split_areas(v))]
+        values = dict.fromkeys(tuple(r.areas) for r in records)  # few distinct
+        known = [*filters.known_areas, *(a for v in values for a in v)]
         folded = {area_key(a) for a in known}
         for a in filters.areas:
             if area_key(a) not in folded:
@@ -127,7 +128,14 @@ def _has_author(rec: Record, people: list[PersonQuery]) -> bool:
 
 
 def _newest_first(rec: Record) -> tuple[int, int]:
+    row = rec.row  # what rec.year and rec.month read when there is one, without the calls
+    if row is not None:
+        return (-(row.year or 0), -(row.month or 0))
     return (-(rec.year or 0), -(rec.month or 0))
+
+
+def _minus_year(rec: Record) -> int:
+    return _newest_first(rec)[0]
 
 
 def group(records: Sequence[Record], by: GroupBy | str,
@@ -147,9 +155,9 @@ def group(records: Sequence[Record], by: GroupBy | str,
     if by is GroupBy.none:
         return [("", ordered)] if ordered else []
     groups: dict[str, list[Record]] = {}
-    if by is GroupBy.year:
-        for r in ordered:
-            groups.setdefault(str(r.year) if r.year else NO_YEAR, []).append(r)
+    if by is GroupBy.year:  # ordered by year already: a group is a run
+        for minus_year, run in itertools.groupby(ordered, key=_minus_year):
+            groups.setdefault(str(-minus_year) if minus_year else NO_YEAR, []).extend(run)
         return sorted(groups.items(), key=lambda kv: (kv[0] == NO_YEAR, -int(kv[0])
                                                       if kv[0] != NO_YEAR else 0))
     if by is GroupBy.area:
