@@ -63,7 +63,7 @@ def test_groups_do_not_depend_on_the_keys(seed, monkeypatch):
     """Same records under other keys (and in another order): the same groups. (The
     weights are estimated on a sample of the candidate pairs, here a small one, so
     that a sample drawn in an order that starts with the key shows.)"""
-    monkeypatch.setattr(dedupe, "TRAINING_PAIRS", 60)
+    monkeypatch.setattr(dedupe.matcher, "TRAINING_PAIRS", 60)
     records = list(store.load(HARD).records) + _review_like(120, seed)
     want = group_sets(dedupe.find_groups(records))
     assert len(want) >= 40
