@@ -41,6 +41,7 @@ from .evidence import FIELDS, LEVELS, MISSING, Comparison, Field, Veto, VetoKind
 from .explain import Verdict, model_summary, weight_lines
 from .identifiers import normalise_doi, normalise_isbn, page_range
 from .merge import Conflict, MergeResult, Planned, merge, plan_merges, suggest_keep
+from .merge import apply as apply_merge
 from .normalise import _unmatched_words, normalise, strip_annotations, title_score
 from .matcher import DEFAULT_THRESHOLD, Group, Link, Match, Matcher, pair_key
 from .people import parse_authors, person_match, person_strings, shared_authors
@@ -53,7 +54,7 @@ __all__ = [
     "normalise", "normalise_doi", "normalise_isbn", "page_range", "pair_key", "parse_authors",
     "person_match", "person_strings", "shared_authors", "strip_annotations", "suggest_keep",
     "title_score", "venue_relation", "weight_lines", "model_summary", "LEVELS", "FIELDS",
-    "MISSING", "Comparison", "_unmatched_words", "Planned", "plan_merges",
+    "MISSING", "Comparison", "_unmatched_words", "Planned", "plan_merges", "apply_merge",
 ]
 
 

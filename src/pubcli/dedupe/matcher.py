@@ -12,6 +12,7 @@ unchanged file does not work it out again.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from array import array
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from .. import gcpause
 from ..model import Record
 from .blocking import Index, block
 from .clusters import cluster
-from .evidence import (CHEAP_FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto,
+from .evidence import (CHEAP_FIELDS, FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto,
                        VetoKind, cheap_levels, compare, quick_title)
 from .explain import Verdict, quick_verdict, verdict
 from .normalise import _GENERIC
@@ -201,12 +202,14 @@ class Matcher:
                 self.position[n] = i
                 canonical.append(self.records[i])
             self.index = Index(canonical, titles)
+        self._works: dict[str, int] | None = None
         if cached is not None:
             if self._model is None:
                 self._model = cached[0]
+                # (the weights were estimated with this library's title frequencies)
+                self._works = dict(self._model.title_works)
             self._pairs = cached[1]
         self._compared: dict[tuple[int, int], Comparison] = {}
-        self._works: dict[str, int] | None = None
         self._by_id: dict[int, int] | None = None
         self._quick_pair: tuple[int, int] | None = None
         self._quick_done: list = []
@@ -402,32 +405,22 @@ class Matcher:
                 progress(start + int(width * done), 1000)
 
         report(1, 0, 100)
-        pairs = self.pairs(lambda d: report(d, 100, 400))
-        model = self.model
+        kept = self._read_links(skip)
+        if kept is not None:
+            link_pairs, comparisons = kept
+            for pair, cmp in comparisons.items():
+                self._compared.setdefault(pair, cmp)
+            links = [(i, j, self.judge(i, j)) for i, j in link_pairs]
+        else:
+            links = self._links(skip, lambda d: report(d, 100, 400))
         report(1, 0, 700)
-        links: list[tuple[int, int, Verdict]] = []
-        prior_bits = math.log2(model.prior / (1 - model.prior))
-        need, bound = self._need(self.threshold)
-        compared = self._compared
-        for i, j in sorted(pairs):
-            if skip and pair_key(feats[i].record.key, feats[j].record.key) in skip:
-                continue
-            if (i, j) not in compared and self._ruled_out(i, j, need, bound):
-                continue
-            cmp = self.comparison(i, j)
-            if cmp.vetoes:
-                continue
-            words = min(len(feats[i].content_tokens), len(feats[j].content_tokens))
-            if model.total(cmp, words) - prior_bits < need:
-                continue
-            v = self.judge(i, j)
-            if v.duplicate:
-                links.append((i, j, v))
+        judged: set[tuple[int, int]] = set()
 
         def separated(x: int, y: int) -> object | None:
             kx, ky = feats[x].record.key, feats[y].record.key
             if skip and pair_key(kx, ky) in skip:
                 return Veto(VetoKind.MARKED, "marked as not duplicates")
+            judged.add((x, y) if x < y else (y, x))
             v = self.judge(x, y, min(self.threshold, DEFAULT_THRESHOLD))
             if v.vetoes:
                 return v.vetoes[0]
@@ -455,8 +448,88 @@ class Matcher:
                                     for i, j, v in glinks],
                              list(dict.fromkeys(notes))))
         out.sort(key=lambda g: self._first_position(g))
+        if kept is None:
+            self._keep_links(skip, [(i, j) for i, j, _ in links], judged)
         report(1, 0, 1000)
         return out
+
+    def _links(self, skip: set[tuple[str, str]], progress: Callable[[float], None]
+               ) -> list[tuple[int, int, Verdict]]:
+        """The candidate pairs that match (no veto, the threshold reached), in
+        canonical order; pairs the cheap fields rule out are never compared in full."""
+        feats = self.index.feats
+        pairs = self.pairs(progress)
+        model = self.model
+        links: list[tuple[int, int, Verdict]] = []
+        prior_bits = math.log2(model.prior / (1 - model.prior))
+        need, bound = self._need(self.threshold)
+        compared = self._compared
+        for i, j in sorted(pairs):
+            if skip and pair_key(feats[i].record.key, feats[j].record.key) in skip:
+                continue
+            if (i, j) not in compared and self._ruled_out(i, j, need, bound):
+                continue
+            cmp = self.comparison(i, j)
+            if cmp.vetoes:
+                continue
+            words = min(len(feats[i].content_tokens), len(feats[j].content_tokens))
+            if model.total(cmp, words) - prior_bits < need:
+                continue
+            v = self.judge(i, j)
+            if v.duplicate:
+                links.append((i, j, v))
+        return links
+
+    # ------------------------------------------------------------ the links cache
+    def _links_maker(self, skip: set[tuple[str, str]]) -> str:
+        """What the links depend on beyond the file's bytes: the threshold and the
+        pairs marked as not duplicates."""
+        marked = hashlib.blake2b("\n".join(sorted(f"{a}\t{b}" for a, b in skip)).encode(),
+                                 digest_size=10).hexdigest()
+        return f"{self._maker()}:{self.threshold!r}:{marked}"
+
+    def _read_links(self, skip: set[tuple[str, str]]
+                    ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], Comparison]] | None:
+        """The links :meth:`groups` found for this version of the file (same threshold,
+        same marked pairs), and the comparisons it judged them and their groups by."""
+        from ..store import cache
+
+        if self._digest is None or len(self.index.feats) != self._size:
+            return None
+        data = cache.read_derived("links", self._digest, self._links_maker(skip))
+        if data is None:
+            return None
+        n = self._size
+        try:
+            links = [(int(i), int(j)) for i, j in data["links"]]
+            comparisons = {}
+            for i, j, levels, shown, score, key, vetoes in data["comparisons"]:
+                if not (0 <= i < j < n) or len(levels) != len(FIELDS) \
+                        or len(shown) != len(FIELDS):
+                    return None
+                comparisons[(i, j)] = Comparison(
+                    tuple(levels), tuple(shown),
+                    tuple(Veto(VetoKind[kind], text) for kind, text in vetoes), score, key)
+        except (KeyError, TypeError, ValueError):
+            return None
+        if not all(p in comparisons for p in links):
+            return None
+        return links, comparisons
+
+    def _keep_links(self, skip: set[tuple[str, str]], links: list[tuple[int, int]],
+                    judged: set[tuple[int, int]]) -> None:
+        from ..store import cache
+
+        if self._digest is None or len(self.index.feats) != self._size \
+                or self._model is None:
+            return
+        rows = []
+        for pair in sorted(set(links) | judged):
+            cmp = self.comparison(*pair)
+            rows.append((pair[0], pair[1], cmp.levels, cmp.shown, cmp.title_score,
+                         cmp.title_key, tuple((v.kind.name, v.text) for v in cmp.vetoes)))
+        cache.write_derived("links", self._digest, self._links_maker(skip),
+                            {"links": links, "comparisons": rows})
 
     def _first_position(self, g: Group) -> int:
         if self._by_id is None:
