@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from enum import Enum
@@ -286,7 +287,7 @@ def _merge_asking(path: Path, lib: "Library", groups: list["Group"], *, dry_run:
     plans = []
     not_dups: list[tuple[str, str]] = []
     for n, g in enumerate(groups, 1):
-        decision = dialogues.ask_merge(g, lambda n=n, g=g: _show_on_stderr(n, len(groups), g))
+        decision = dialogues.ask_merge(g, functools.partial(_show_on_stderr, n, len(groups), g))
         if decision is None:  # quit
             break
         if decision == dialogues.MERGE_SKIP:

@@ -139,14 +139,15 @@ class Features:
                  "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
                  "_segments")
 
-    def __init__(self, record: Record, index: int = 0, title: str | None = None) -> None:
+    def __init__(self, record: Record, index: int = 0, title: str | None = None,
+                 main: str | None = None) -> None:
         self.record = record
         self.index = index
-        #: ``title``: the normalised title, when it is known already
+        #: ``title`` and ``main``: the normalised title and main title, when known already
         self.title = _normalise(strip_annotations(record.fields.get("title", ""))) \
             if title is None else title
         self._sorted: str | None = None
-        self._main: str | None = None
+        self._main: str | None = main
         self._authors: tuple | None = None
         self._ids: tuple | None = None
         self._tokens: list[str] | None = None
@@ -193,8 +194,7 @@ class Features:
     @property
     def sorted_title(self) -> str:
         if self._sorted is None:
-            t = self.title
-            self._sorted = " ".join(sorted(t.split())) if " " in t else t
+            self._sorted = sorted_words(self.title)
         return self._sorted
 
     @property
@@ -314,6 +314,11 @@ class Features:
 
     def field(self, name: str) -> str:
         return self.record.fields.get(name, "")
+
+
+def sorted_words(title: str) -> str:
+    """A title's words in sorted order (a block key: reordered words meet)."""
+    return " ".join(sorted(title.split())) if " " in title else title
 
 
 def _title_numbers(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:

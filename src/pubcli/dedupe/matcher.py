@@ -189,19 +189,20 @@ class Matcher:
         self._model = model
         self._pairs: set[tuple[int, int]] | None = None
         cached = self._read_cache() if digest is not None else None
+        titles: list[str] | None = None
+        mains: list[str] | None = None
         with gcpause.paused():
             if cached is not None:
-                order, titles = cached[2], cached[3]
+                order, titles, mains = cached[2], cached[3], cached[4]
             else:
                 order = sorted(range(len(self.records)),
                                key=lambda i: _content_key(self.records[i]))
-                titles = None
             self.position = {}  # canonical index -> input position
             canonical = []
             for n, i in enumerate(order):
                 self.position[n] = i
                 canonical.append(self.records[i])
-            self.index = Index(canonical, titles)
+            self.index = Index(canonical, titles, mains)
         self._works: dict[str, int] | None = None
         if cached is not None:
             if self._model is None:
@@ -220,9 +221,10 @@ class Matcher:
         # (the code that made it is in every cache file's header: store.cache.code_version)
         return f"{TRAINING_PAIRS}:{self._size}"
 
-    def _read_cache(self) -> tuple[Model, set[tuple[int, int]], list[int], list[str]] | None:
+    def _read_cache(self) -> tuple[Model, set[tuple[int, int]], list[int], list[str],
+                                   list[str]] | None:
         """(the weights, the candidate pairs, the canonical order, the normalised titles
-        in that order) kept for this version of the file, or None."""
+        and main titles in that order) kept for this version of the file, or None."""
         from ..store import cache
 
         assert self._digest is not None
@@ -235,15 +237,17 @@ class Matcher:
             first.frombytes(data["first"])
             second.frombytes(data["second"])
             order.frombytes(data["order"])
-            titles = data["titles"]
+            titles, mains = data["titles"], data["mains"]
         except (KeyError, TypeError, ValueError):
             return None
         n = len(self.records)
         if len(first) != len(second) or any(j >= n for j in second) \
                 or sorted(order) != list(range(n)) or not isinstance(titles, list) \
-                or len(titles) != n or not all(isinstance(t, str) for t in titles):
+                or len(titles) != n or not all(isinstance(t, str) for t in titles) \
+                or not isinstance(mains, list) or len(mains) != n \
+                or not all(isinstance(t, str) for t in mains):
             return None
-        return model, set(zip(first, second)), list(order), titles
+        return model, set(zip(first, second)), list(order), titles, mains
 
     def _to_cache(self) -> None:
         from ..store import cache
@@ -257,7 +261,8 @@ class Matcher:
             "first": array("I", [i for i, _ in pairs]).tobytes(),
             "second": array("I", [j for _, j in pairs]).tobytes(),
             "order": array("I", [self.position[n] for n in range(self._size)]).tobytes(),
-            "titles": self.index.titles})
+            "titles": self.index.titles,
+            "mains": [self.index.feats.main(n) for n in range(self._size)]})
 
     # ------------------------------------------------------------ the weights
     def pairs(self, progress: Callable[[float], None] | None = None) -> set[tuple[int, int]]:
@@ -361,8 +366,8 @@ class Matcher:
         return v
 
     def _feature_of(self, rec: Record) -> int:
-        for n, f in enumerate(self.index.feats):
-            if f.record is rec:
+        for n, r in enumerate(self.index.feats.records):
+            if r is rec:
                 return n
         self.add(rec)
         return len(self.index.feats) - 1
@@ -533,5 +538,6 @@ class Matcher:
 
     def _first_position(self, g: Group) -> int:
         if self._by_id is None:
-            self._by_id = {id(f.record): self.position[n] for n, f in enumerate(self.index.feats)}
+            self._by_id = {id(r): self.position[n]
+                           for n, r in enumerate(self.index.feats.records)}
         return self._by_id.get(id(g.records[0]), 0)
