@@ -505,3 +505,46 @@ def test_abstracts_sharing_a_supplement_page_are_different_works():
     b = rec("b", title="Metacognitive strategy training in acute stroke rehabilitation",
             author="Skidmore, E. and Whyte, E.", **base)
     assert not dedupe.find_groups([a, b])
+
+
+@pytest.mark.slow
+def test_tugboat_groups_no_two_writers_of_a_column_or_of_one_page():
+    """tugboat.bib (a society's newsletter): "Chairman's report" in two issues by two
+    chairs, and site reports of other systems printed on one page, are not one work;
+    an entry listed twice (its cover page written two ways) still is."""
+    from pubcli.dedupe import parse_authors, person_match
+
+    lib = store.load(ROOT / "tests" / "corpus" / "pybtex-0.26.1" / "examples" / "tugboat"
+                     / "tugboat.bib")
+    groups = dedupe.find_groups(lib.records)
+    keys = group_sets(groups)
+    for apart in [("Palais:TB2-1-3", "Spivak:TB2-2-3"), ("Plass:TB4-2-74", "Furuta:TB4-2-74"),
+                  ("Siegman:TB8-1-8", "Marle:TB8-3-259"), ("Fox:TB7-1-12", "Childs:TB7-1-12")]:
+        assert not any(set(apart) <= g for g in keys), apart
+    strangers = 0
+    for g in groups:
+        people = [parse_authors(r.fields.get("author")) for r in g.records]
+        strangers += any(p and q and not any(person_match(x, y) for x in p for y in q)
+                         for i, p in enumerate(people) for q in people[i + 1:])
+    assert strangers <= 1  # (one pair of one-page site reports, "MVS" / "VMS", is left)
+    assert len(groups) >= 8
+
+
+@pytest.mark.slow
+def test_items_sharing_a_page_are_not_one_work_by_the_page_alone():
+    """Two site reports on page 74 of one issue (other titles, other authors): the place
+    they share is no evidence about what they are."""
+    issue = dict(journal="TUGboat", year="1983", volume="4", number="2")
+    a = rec("plass", author="Plass, Susan", title="IBM site report", pages="74--74", **issue)
+    b = rec("furuta", author="Furuta, Richard", title="Unix TeX site report", pages="74--75",
+            **issue)
+    v = dedupe.explain(a, b)
+    assert not v.duplicate
+    assert not dedupe.find_groups([a, b])
+    # the same page, the same issue, with the title and authors against: said so
+    lib = store.load(ROOT / "tests" / "corpus" / "pybtex-0.26.1" / "examples" / "tugboat"
+                     / "tugboat.bib")
+    by_key = {r.key: r for r in lib.records}
+    v = dedupe.explain(by_key["Plass:TB4-2-74"], by_key["Furuta:TB4-2-74"], records=lib.records)
+    assert not v.duplicate and v.score >= dedupe.DEFAULT_THRESHOLD
+    assert v.summary.startswith("not duplicates: only where they are printed agrees")

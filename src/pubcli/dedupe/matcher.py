@@ -157,9 +157,17 @@ def _heading_issues(feats: Sequence[Features]) -> int:
     return max((max(map(len, sets)) for sets in by_venue.values()), default=0)
 
 
+def _other_issues(a: Features, b: Features) -> bool:
+    """Do two records name one venue and two of its issues (volume or number)?"""
+    (va, na), (vb, nb) = a.biblio[:2], b.biblio[:2]
+    return bool(a.venue) and a.venue == b.venue and (va, na) != (vb, nb) \
+        and bool(va or na) and bool(vb or nb)
+
+
 def _same_work(a: Features, b: Features) -> bool:
     """Could two records of one title be one work? A person in common, or (with a
-    single author or none on one side, often a broken export) years at most one apart."""
+    single author or none on one side, often a broken export) years at most one apart;
+    not two single authors who are different people."""
     if len(a.authors) >= 2 and len(b.authors) >= 2:
         # a family name in common (or nearly: one or two typos) is enough here; initials
         # are often garbled
@@ -169,7 +177,21 @@ def _same_work(a: Features, b: Features) -> bool:
         return any(_close_name(p[0][-1], y) for p in a.authors for y in names_b)
     if a.authors and b.authors and shared_authors(a.authors, b.authors, b.author_index):
         return True
+    if len(a.authors) == 1 and len(b.authors) == 1 and _other_issues(a, b) \
+            and not _close_name(a.authors[0][0][-1], b.authors[0][0][-1]):
+        return False  # two writers of one venue's column in two issues: its heading
     return not (a.year and b.year and abs(a.year - b.year) > 1)
+
+
+def _place_only(v: Verdict, model: Model, cmp: Comparison, words: int) -> Verdict:
+    """No duplicate when only where the two are printed (year, venue, issue, a first
+    page) speaks for it: the title, authors and identifiers together must not be
+    against it (two site reports on one page, two writers of one column)."""
+    if v.duplicate:
+        work = model.work_weight(cmp, words)
+        if work <= 0:
+            v.duplicate, v.place_only = False, work
+    return v
 
 
 class Matcher:
@@ -351,8 +373,9 @@ class Matcher:
         words = min(len(a.content_tokens), len(b.content_tokens))
         th = self.threshold if threshold is None else threshold
         model = self.model
-        return quick_verdict(model.total(cmp, words), lambda: model.score(cmp, words).contributions,
-                             cmp.vetoes, th)
+        v = quick_verdict(model.total(cmp, words), lambda: model.score(cmp, words).contributions,
+                          cmp.vetoes, th)
+        return _place_only(v, model, cmp, words)
 
     def explain(self, a: Record, b: Record) -> Verdict:
         """The judgement on two records of (or new to) this library: the one
@@ -392,7 +415,7 @@ class Matcher:
                 continue
             cmp = compare(s, other, series=self.index.series, common=self._common)
             words = min(len(s.content_tokens), len(other.content_tokens))
-            v = verdict(model.score(cmp, words), cmp.vetoes, th)
+            v = _place_only(verdict(model.score(cmp, words), cmp.vetoes, th), model, cmp, words)
             if v.duplicate:
                 out.append((-v.weight, self.position.get(j, j),
                             Match(other.record, v.score, v.evidence, v.rule, v)))

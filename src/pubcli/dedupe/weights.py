@@ -73,6 +73,10 @@ CAP = 10.0
 CONTEXT_CAP = 9.0
 _CONTEXT = frozenset(FIELDS.index(f) for f in (Field.AUTHORS, Field.YEAR, Field.VENUE,
                                                Field.NUMBER, Field.TYPE))
+#: The fields besides the title that name the work itself, not where it is printed.
+_WORK = tuple(FIELDS.index(f) for f in (Field.AUTHORS, Field.DOI, Field.ARXIV, Field.ISBN,
+                                         Field.PMID))
+_PAGES = FIELDS.index(Field.PAGES)
 #: Said once per pair when its context weights were scaled down (marked "*").
 CONTEXT_NOTE = "* authors, year and venue count together at most " + f"{CONTEXT_CAP:g} bits"
 #: Pairs of support at which a level's weight is half estimated, half prior.
@@ -219,6 +223,19 @@ class Model:
                 else:
                     total += w
         return total + min(context, CONTEXT_CAP)
+
+    def work_weight(self, cmp: Comparison, content_words: int) -> float:
+        """What the fields naming the work itself (title, authors, identifiers, a page
+        range both give in full) weigh together, without where it is printed (year,
+        venue, issue, a first page or a single page, type): items printed in one place
+        share all of that."""
+        levels = cmp.levels
+        total = self.title_weight(levels[0], cmp.title_key, content_words)[0]
+        for i in _WORK:
+            total += self.weight(FIELDS[i], levels[i])
+        if levels[_PAGES] == 0:  # the same page range (not one page): this item's place
+            total += self.weight(Field.PAGES, 0)
+        return total
 
     def score(self, cmp: Comparison, content_words: int) -> Score:
         out: list[Contribution] = []

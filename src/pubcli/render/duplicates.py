@@ -84,6 +84,7 @@ def github(path: Path, groups: list["Group"]) -> str:
 def verdict_data(ka: str, kb: str, v: "Verdict") -> dict:
     return {"a": ka, "b": kb, "duplicate": v.duplicate, "probability": v.score,
             "weight": round(v.weight, 2), "threshold": v.threshold, "compared": v.compared,
+            "place_only": v.place_only is not None,
             "vetoes": [{"kind": x.kind.name.lower(), "text": x.text} for x in v.vetoes],
             "fields": [{"field": c.field.value, "level": c.level_name, "shown": c.shown,
                         "weight": round(c.weight, 2), "note": c.note, "capped": c.capped}
