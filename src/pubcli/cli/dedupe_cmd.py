@@ -16,7 +16,7 @@ from . import common
 
 if TYPE_CHECKING:
     from ..dedupe import Group
-    from ..library import Library
+    from pubcli.store.library import Library
 
 PROGRESS_MIN = 20000  # entries: show a progress bar on a terminal from this size up
 _DEFAULT_THRESHOLD = 98  # shown in --help (a test keeps it the core's DEFAULT_THRESHOLD)
@@ -140,7 +140,8 @@ def _detect(path: Path, threshold: float | None) -> tuple["Library", list["Group
 
 
 def _groups(path: Path, lib: "Library", threshold: float | None) -> list["Group"]:
-    from .. import dedupe, distinct
+    from pubcli import dedupe
+    from pubcli.usecases import distinct
 
     remembered = distinct.load(path)
     if len(lib.records) >= PROGRESS_MIN and _stderr_is_terminal():
@@ -214,7 +215,8 @@ def _show_on_stderr(n: int, total: int, g: "Group") -> None:
 # ---------------------------------------------------------------- explain, weights
 def _report(path: Path, threshold: float | None, explain: Optional[Tuple[str, str]],
             weights: bool, fmt: DedupeFormat) -> int:
-    from .. import dedupe, refs, store
+    from pubcli import dedupe, store
+    from pubcli.usecases import refs
     from ..render import duplicates as shown
 
     lib = store.load(path)
@@ -240,7 +242,8 @@ def _report(path: Path, threshold: float | None, explain: Optional[Tuple[str, st
 def _merge_all(path: Path, threshold: float | None, *, dry_run: bool) -> int:
     """--merge --yes: load, plan and write under one lock (nothing asks, so nothing
     can change in between)."""
-    from .. import dedupe, editing, store
+    from pubcli import dedupe, store
+    from pubcli.usecases import editing
 
     with store.transaction(path, dry_run=dry_run,
                            on_wait=lambda m: common.note(m)) as live:
@@ -278,7 +281,8 @@ def _merged_notes(results, dry_run: bool) -> None:
 
 
 def _merge_asking(path: Path, lib: "Library", groups: list["Group"], *, dry_run: bool) -> int:
-    from .. import dedupe, distinct, editing, store
+    from pubcli import dedupe, store
+    from pubcli.usecases import distinct, editing
     from . import dialogues
 
     if not groups:

@@ -35,8 +35,8 @@ from __future__ import annotations
 import contextlib
 from typing import Callable, Iterable, Sequence
 
-from .. import gcpause
-from ..model import Record
+from pubcli.local import gcpause
+from pubcli.schema.model import Record
 from .evidence import FIELDS, LEVELS, MISSING, Comparison, Field, Veto, VetoKind
 from .explain import Verdict, model_summary, weight_lines
 from .identifiers import normalise_doi, normalise_isbn, page_range
@@ -59,7 +59,7 @@ __all__ = [
 
 
 def _no_gc() -> contextlib.AbstractContextManager[None]:
-    """Building many small objects: the GC policy's one home is pubcli.gcpause."""
+    """Building many small objects: the GC policy's one home is pubcli.local.gcpause."""
     return gcpause.paused()
 
 
@@ -117,7 +117,7 @@ def find_groups(records: Sequence[Record], *, threshold: float | None = None,
     """Groups of records that describe the same work, in input order.
 
     ``distinct`` holds key pairs a user judged "not duplicates": such a pair is
-    never linked (see :mod:`pubcli.distinct`). ``progress(done, total)`` is
+    never linked (see :mod:`pubcli.usecases.distinct`). ``progress(done, total)`` is
     called now and then during long runs. ``digest`` (of the library file's
     bytes, whose records ``records`` are) lets the weights come from the weights
     cache. The groups do not depend on the order of ``records`` or their keys.

@@ -18,8 +18,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from .. import gcpause
-from ..model import Record
+from pubcli.local import gcpause
+from pubcli.schema.model import Record
 from .blocking import Index, block
 from .clusters import cluster
 from .evidence import (CHEAP_FIELDS, FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto,

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from typing import Sequence
 
-from ..names import split_authors, split_top_level
+from pubcli.schema.names import split_authors, split_top_level
 from .normalise import _OSA, _latex_for_matching, _normalise, normalise, repair_mojibake
 
 # ---------------------------------------------------------------- authors
@@ -51,7 +51,7 @@ def _looks_vancouver(piece: str) -> bool:
 
 
 def _split(value: str, sep: str) -> list[str]:
-    """:func:`pubcli.names.split_top_level` without its character loop when there is
+    """:func:`pubcli.schema.names.split_top_level` without its character loop when there is
     no brace to respect (nearly every author list)."""
     if "{" in value:
         return split_top_level(value, sep)

@@ -10,8 +10,8 @@ the DOI's are left out.
 
 from __future__ import annotations
 
-from ..entries import EntryOptions
-from ..latex import protect_case
+from pubcli.usecases.adding import EntryOptions
+from pubcli.text.encode import protect_case
 from . import BadResponse, NotFoundOnline, mapping
 from .http import Client, segment
 

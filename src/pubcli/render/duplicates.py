@@ -26,7 +26,7 @@ def heading(n: int, total: int | None, g: "Group") -> str:
 def rows(g: "Group") -> list[list[str]]:
     """One table row per entry: number, key, type, line, year, title, the first people."""
     from ..dedupe import person_strings
-    from ..latex import to_text
+    from pubcli.text.latex import to_text
 
     out = []
     for i, rec in enumerate(g.records, 1):
@@ -48,7 +48,7 @@ def notes(g: "Group") -> list[str]:
 
 
 def json_groups(path: Path, groups: list["Group"]) -> list[dict]:
-    from ..latex import to_text
+    from pubcli.text.latex import to_text
 
     return [{
         "library": str(path),
