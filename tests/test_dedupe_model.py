@@ -548,3 +548,29 @@ def test_items_sharing_a_page_are_not_one_work_by_the_page_alone():
     v = dedupe.explain(by_key["Plass:TB4-2-74"], by_key["Furuta:TB4-2-74"], records=lib.records)
     assert not v.duplicate and v.score >= dedupe.DEFAULT_THRESHOLD
     assert v.summary.startswith("not duplicates: only where they are printed agrees")
+
+
+def test_every_level_has_its_prior_and_caps_name_their_fields_levels():
+    """Priors and caps are keyed by level (an IntEnum member per field), so a level
+    inserted into one field cannot shift the weights of the others."""
+    from pubcli.dedupe import levels, weights
+
+    for f in levels.FIELDS:
+        kind = levels.LEVEL_OF[f]
+        assert set(weights.PRIOR[f]) == set(kind), f
+        assert all(type(k) is kind for k in weights.PRIOR[f]), f
+        assert len(levels.LEVELS[f]) == len(kind)
+        m, u = weights.PRIOR_MU[f]
+        assert abs(sum(m) - 1) < 0.02 and abs(sum(u) - 1) < 0.02, f
+    for f, level in list(weights.M_CAP) + list(weights.AT_MOST_PRIOR):
+        assert type(level) is levels.LEVEL_OF[f], (f, level)
+    assert levels.LEVELS[levels.Field.TITLE][levels.Title.MAIN] == "main title"
+    # what a comparison holds is a member of its field's levels
+    a = rec("a", author="Kim, Dae", title="Verified garbage collection for runtimes",
+            year="2020", journal="J Sys", volume="3", pages="1--9")
+    b = rec("b", author="Dae Kim", title="Verified garbage collection for runtimes",
+            year="2021", journal="J Sys", volume="4", pages="1--9")
+    cmp = compare(Features(a), Features(b))
+    assert cmp.level(dedupe.Field.YEAR) is levels.Year.ONE_APART
+    assert cmp.level(dedupe.Field.VENUE) is levels.Venue.OTHER_VOLUME
+    assert cmp.level(dedupe.Field.AUTHORS) is levels.Authors.ALL

@@ -37,7 +37,8 @@ from typing import Callable, Iterable, Sequence
 
 from pubcli.local import gcpause
 from pubcli.schema.model import Record
-from .evidence import FIELDS, LEVELS, MISSING, Comparison, Field, Veto, VetoKind
+from .evidence import Comparison, Veto, VetoKind
+from .levels import FIELDS, LEVELS, MISSING, Field
 from .explain import Verdict, model_summary, weight_lines
 from .identifiers import normalise_doi, normalise_isbn, page_range
 from .merge import Conflict, MergeResult, Planned, merge, plan_merges, suggest_keep

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .evidence import Field, Veto
+from .evidence import Veto
+from .levels import Field
 from .weights import CONTEXT_NOTE, Contribution, Model, Score
 
 _RULE_NAMES = {Field.DOI: "same DOI", Field.ARXIV: "same arXiv id", Field.ISBN: "same ISBN",

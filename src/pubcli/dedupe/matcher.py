@@ -22,8 +22,9 @@ from pubcli.local import gcpause
 from pubcli.schema.model import Record
 from .blocking import Index, block
 from .clusters import cluster
-from .evidence import (CHEAP_FIELDS, FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto,
-                       VetoKind, cheap_levels, compare, quick_title)
+from .evidence import (CHEAP_FIELDS, Comparison, Features, Veto, VetoKind, cheap_levels, compare,
+                       quick_title)
+from .levels import FIELDS, LEVELS, MISSING, Field
 from .explain import Verdict, quick_verdict, verdict
 from .normalise import _GENERIC
 from .people import _close_name, shared_authors
@@ -554,8 +555,9 @@ class Matcher:
         rows = []
         for pair in sorted(set(links) | judged):
             cmp = self.comparison(*pair)
-            rows.append((pair[0], pair[1], cmp.levels, cmp.shown, cmp.title_score,
-                         cmp.title_key, tuple((v.kind.name, v.text) for v in cmp.vetoes)))
+            rows.append((pair[0], pair[1], tuple(map(int, cmp.levels)), cmp.shown,
+                         cmp.title_score, cmp.title_key,
+                         tuple((v.kind.name, v.text) for v in cmp.vetoes)))
         cache.write_derived("links", self._digest, self._links_maker(skip),
                             {"links": links, "comparisons": rows})
 
