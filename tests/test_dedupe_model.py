@@ -574,3 +574,13 @@ def test_every_level_has_its_prior_and_caps_name_their_fields_levels():
     assert cmp.level(dedupe.Field.YEAR) is levels.Year.ONE_APART
     assert cmp.level(dedupe.Field.VENUE) is levels.Venue.OTHER_VOLUME
     assert cmp.level(dedupe.Field.AUTHORS) is levels.Authors.ALL
+
+
+def test_explain_says_how_many_records_of_the_venue_carry_a_common_title():
+    issue = dict(journal="Society Newsletter", author="Beeton, Barbara")
+    records = [rec(f"ed{n}", title="Editorial comments", year=str(1980 + n), volume=str(n),
+                   pages=f"{2 * n}--{2 * n + 1}", **issue) for n in range(1, 7)]
+    v = dedupe.explain(records[0], records[1], records=records)
+    assert not v.duplicate
+    title = next(c for c in v.contributions if c.field is dedupe.Field.TITLE)
+    assert title.note.startswith("this title is carried by 6 records in this venue")

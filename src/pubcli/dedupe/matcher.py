@@ -24,7 +24,7 @@ from .blocking import Index, block
 from .clusters import cluster
 from .evidence import (CHEAP_FIELDS, Comparison, Features, Veto, VetoKind, cheap_levels, compare,
                        quick_title)
-from .levels import FIELDS, LEVELS, MISSING, Field
+from .levels import FIELDS, LEVELS, MISSING, Field, Title
 from .explain import Verdict, quick_verdict, verdict
 from .normalise import _GENERIC
 from .people import _close_name, shared_authors
@@ -387,7 +387,24 @@ class Matcher:
         v = self.judge(i, j)
         if i < n and j < n and i != j and (min(i, j), max(i, j)) not in self.pairs():
             v.duplicate, v.compared = False, False
+        self._say_where_the_title_recurs(i, j, v)
         return v
+
+    def _say_where_the_title_recurs(self, i: int, j: int, v: Verdict) -> None:
+        """A common title's note names the fact behind it: how many records of this
+        venue carry the title ("Editor's comments" in every issue is a heading)."""
+        a, b = self.index.feats[i], self.index.feats[j]
+        if a.title != b.title or not a.venue or a.venue != b.venue:
+            return
+        for c in v.contributions:
+            if c.field is Field.TITLE and c.level == Title.COMMON:
+                feats = self.index.feats
+                carried = sum(1 for k in self.index.by_title.get(a.title, ())
+                              if feats[k].venue == a.venue)
+                if carried >= 2:
+                    same = c.note.startswith(f"{carried} different works")
+                    c.note = f"this title is carried by {carried} records in this venue" \
+                        + (f"; {c.note}" if c.note and not same else "")
 
     def _feature_of(self, rec: Record) -> int:
         for n, r in enumerate(self.index.feats.records):
