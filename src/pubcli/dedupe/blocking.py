@@ -82,9 +82,10 @@ class Index:
     """All records' features, with exact-title maps, for repeated look-ups."""
 
     def __init__(self, records: Sequence[Record], titles: Sequence[str] | None = None,
-                 mains: Sequence[str] | None = None) -> None:
-        """``titles`` and ``mains``: the records' normalised titles and main titles, when
-        known (the weights cache)."""
+                 mains: Sequence[str] | None = None,
+                 sorted_titles: Sequence[str] | None = None) -> None:
+        """``titles``, ``mains`` and ``sorted_titles``: the records' normalised titles,
+        main titles and titles in sorted word order, when known (the weights cache)."""
         self.feats = Feats()
         self.titles: list[str] = []
         self.by_title: dict[str, list[int]] = {}
@@ -95,6 +96,8 @@ class Index:
         for n, rec in enumerate(records):
             self.add(rec, None if titles is None else titles[n],
                      None if mains is None else mains[n])
+        if sorted_titles is not None and len(sorted_titles) == len(self.titles):
+            self._sorted = list(sorted_titles)
 
     def add(self, rec: Record, title: str | None = None, main: str | None = None) -> None:
         i = len(self.feats)

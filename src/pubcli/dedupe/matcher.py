@@ -23,7 +23,7 @@ from pubcli.schema.model import Record
 from .blocking import Index, block
 from .clusters import cluster
 from .evidence import (CHEAP_FIELDS, Comparison, Features, Veto, VetoKind, cheap_levels, compare,
-                       quick_title)
+                       quick_title, sorted_words)
 from .levels import FIELDS, LEVELS, MISSING, Field, Title
 from .explain import Verdict, quick_verdict, verdict
 from .normalise import _GENERIC
@@ -214,9 +214,10 @@ class Matcher:
         cached = self._read_cache() if digest is not None else None
         titles: list[str] | None = None
         mains: list[str] | None = None
+        sorted_titles: list[str] | None = None
         with gcpause.paused():
             if cached is not None:
-                order, titles, mains = cached[2], cached[3], cached[4]
+                order, titles, mains, sorted_titles = cached[2:]
             else:
                 order = sorted(range(len(self.records)),
                                key=lambda i: _content_key(self.records[i]))
@@ -225,7 +226,7 @@ class Matcher:
             for n, i in enumerate(order):
                 self.position[n] = i
                 canonical.append(self.records[i])
-            self.index = Index(canonical, titles, mains)
+            self.index = Index(canonical, titles, mains, sorted_titles)
         self._works: dict[str, int] | None = None
         if cached is not None:
             if self._model is None:
@@ -245,9 +246,10 @@ class Matcher:
         return f"{TRAINING_PAIRS}:{self._size}"
 
     def _read_cache(self) -> tuple[Model, set[tuple[int, int]], list[int], list[str],
-                                   list[str]] | None:
-        """(the weights, the candidate pairs, the canonical order, the normalised titles
-        and main titles in that order) kept for this version of the file, or None."""
+                                   list[str], list[str]] | None:
+        """(the weights, the candidate pairs, the canonical order, the normalised titles,
+        main titles and sorted titles in that order) kept for this version of the file,
+        or None."""
         from ..store import cache
 
         assert self._digest is not None
@@ -260,17 +262,17 @@ class Matcher:
             first.frombytes(data["first"])
             second.frombytes(data["second"])
             order.frombytes(data["order"])
-            titles, mains = data["titles"], data["mains"]
+            titles, mains, sorted_titles = data["titles"], data["mains"], data["sorted"]
         except (KeyError, TypeError, ValueError):
             return None
         n = len(self.records)
         if len(first) != len(second) or any(j >= n for j in second) \
                 or sorted(order) != list(range(n)) or not isinstance(titles, list) \
                 or len(titles) != n or not all(isinstance(t, str) for t in titles) \
-                or not isinstance(mains, list) or len(mains) != n \
-                or not all(isinstance(t, str) for t in mains):
+                or any(not isinstance(x, list) or len(x) != n
+                       or not all(isinstance(t, str) for t in x) for x in (mains, sorted_titles)):
             return None
-        return model, set(zip(first, second)), list(order), titles, mains
+        return model, set(zip(first, second)), list(order), titles, mains, sorted_titles
 
     def _to_cache(self) -> None:
         from ..store import cache
@@ -285,7 +287,8 @@ class Matcher:
             "second": array("I", [j for _, j in pairs]).tobytes(),
             "order": array("I", [self.position[n] for n in range(self._size)]).tobytes(),
             "titles": self.index.titles,
-            "mains": [self.index.feats.main(n) for n in range(self._size)]})
+            "mains": [self.index.feats.main(n) for n in range(self._size)],
+            "sorted": [sorted_words(t) for t in self.index.titles]})
 
     # ------------------------------------------------------------ the weights
     def pairs(self, progress: Callable[[float], None] | None = None) -> set[tuple[int, int]]:
