@@ -584,3 +584,23 @@ def test_explain_says_how_many_records_of_the_venue_carry_a_common_title():
     assert not v.duplicate
     title = next(c for c in v.contributions if c.field is dedupe.Field.TITLE)
     assert title.note.startswith("this title is carried by 6 records in this venue")
+
+
+def test_cached_links_follow_the_threshold_and_the_pairs_marked_distinct():
+    """A second run on an unchanged file reads the links it found (nothing compared
+    again), but never those of another threshold or other pairs marked distinct."""
+    from pubcli.dedupe.matcher import Matcher
+
+    records = list(store.load(HARD).records) + _review_like(60, 5)
+    digest = "0" * 40
+    fresh = group_sets(dedupe.find_groups(records))
+    assert group_sets(dedupe.find_groups(records, digest=digest)) == fresh
+    warm = Matcher(records, digest=digest)
+    assert warm._read_links(set()) is not None
+    assert group_sets(warm.groups()) == fresh and not warm._pairs_compared()
+    one = sorted(next(g for g in fresh if len(g) == 2))
+    marked = group_sets(dedupe.find_groups(records, digest=digest, distinct=[tuple(one)]))
+    assert marked == fresh - {frozenset(one)}
+    strict = group_sets(dedupe.find_groups(records, threshold=99.99, digest=digest))
+    assert strict == group_sets(dedupe.find_groups(records, threshold=99.99))
+    assert strict != fresh

@@ -235,6 +235,7 @@ class Matcher:
                 self._works = dict(self._model.title_works)
             self._pairs = cached[1]
         self._compared: dict[tuple[int, int], Comparison] = {}
+        self._fresh = 0  # pairs compared here (not read from the links cache)
         self._by_id: dict[int, int] | None = None
         self._quick_pair: tuple[int, int] | None = None
         self._quick_done: list = []
@@ -369,6 +370,7 @@ class Matcher:
             done = self._quick_done if self._quick_pair == key else None
             got = self._compared[key] = compare(a, b, series=self.index.series,
                                                 common=self._common, done=done)
+            self._fresh += 1
         return got
 
     def judge(self, i: int, j: int, threshold: float | None = None) -> Verdict:
@@ -528,6 +530,10 @@ class Matcher:
             if v.duplicate:
                 links.append((i, j, v))
         return links
+
+    def _pairs_compared(self) -> int:
+        """How many pairs were compared field by field (not read from the links cache)."""
+        return self._fresh
 
     # ------------------------------------------------------------ the links cache
     def _links_maker(self, skip: set[tuple[str, str]]) -> str:
