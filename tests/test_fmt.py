@@ -310,9 +310,14 @@ def test_errors_are_one_line_and_exit_2(cli, tmp_path):
 
 def test_check_warns_on_unprotected_acronyms_only_when_protect_is_off(cli, tmp_path):
     path = write(tmp_path / "lib.bib", "@misc{k,\n  title = {Fine-tuning BERT},\n}\n")
+    # no pubcli.toml at all: protect is off by default, so check warns
+    r = cli("check", path)
+    assert "unprotected-acronym" in r.stdout and "BERT" in r.stdout
     write(tmp_path / "pubcli.toml", "[fmt]\nindent = 2\n")
     r = cli("check", path)
     assert "unprotected-acronym" in r.stdout and "BERT" in r.stdout
+    write(tmp_path / "pubcli.toml", "owner = \"Ada\"\n")  # settings without a [fmt] table
+    assert "unprotected-acronym" in cli("check", path).stdout
     write(tmp_path / "pubcli.toml", "[fmt]\nprotect = \"acronyms\"\n")
     assert "unprotected-acronym" not in cli("check", path).stdout
     cli("fmt", "-l", path)

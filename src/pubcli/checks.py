@@ -28,9 +28,9 @@ What is checked (``code``, severity):
   configured vocabulary, when ``areas`` is given;
 * ``possible-duplicate`` (warning): with ``dedupe=True``, entries that
   :func:`pubcli.dedupe.find_groups` takes for the same publication;
-* ``unprotected-acronym`` (warning): with ``acronyms=True`` (``pubcli check`` when
-  pubcli.toml has a ``[fmt]`` table whose ``protect`` is off), title words in capitals or mixed case (``BERT``,
-  ``iPhone``) without the braces that keep a style from lower-casing them
+* ``unprotected-acronym`` (warning): with ``acronyms=True`` (``pubcli check`` unless
+  ``[fmt] protect = "acronyms"`` in pubcli.toml, with or without a ``[fmt]`` table),
+  title words in capitals or mixed case (``BERT``, ``iPhone``) without the braces that keep a style from lower-casing them
   (:func:`pubcli.latex.unprotected_words`; ``pubcli fmt`` braces them with
   ``protect = "acronyms"``).
 """

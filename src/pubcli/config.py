@@ -63,7 +63,6 @@ class Config:
     private_fields: list[str] = field(default_factory=list)
     max_authors: int = 10
     fmt: "Form" = field(default_factory=lambda: _default_form())
-    fmt_given: bool = False  # the settings have a [fmt] table
     git: bool = False  # commit each write of the library in its git repository
     path: Path | None = None  # the file the settings came from
 
@@ -168,7 +167,6 @@ def _config_from(table: dict, path: Path) -> Config:
     if not isinstance(fmt, dict):
         raise ConfigError("must be a table ([fmt])", path=path, field="fmt")
     cfg.fmt = form_from(fmt, path)
-    cfg.fmt_given = "fmt" in table
     git = table.get("git", False)
     if not isinstance(git, bool):
         raise ConfigError("must be true or false", path=path, field="git")
