@@ -186,7 +186,8 @@ BROKEN_DOCUMENTS = document(broken=True)
 
 
 def snapshot_records(parsed):
-    return [(r.key, r.type, r.fields, r.line, r.source.start, r.source.end, r.source.fields)
+    return [(r.key, r.type, r.fields, r.line, r.source.start, r.source.end, r.source.fields,
+             r.source.read_only)
             for r in parsed.records]
 
 

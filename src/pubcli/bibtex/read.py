@@ -133,6 +133,18 @@ _FIELD_RE = re.compile(
     r"(\{" + _nested(5) + r"\}|\"[^\"{}]*+\"|[0-9]++|(?![0-9])" + _ID + r"+)[ \t\r\n]*([,})])")
 
 
+_FAST_VALUE = (r"(?:\{" + _nested(5) + r"\}|\"[^\"{}]*+\"|[0-9]++|(?![0-9])" + _ID + r"+)")
+# A whole entry in the common shapes, for speed: the head of _ENTRY_HEAD_RE, then fields
+# each one token of _FIELD_RE's shapes, a trailing comma or not, the closing '}'. The
+# fields of a match are _FIELD_PAIRS_RE's matches in it, in order (only white space lies
+# between one field's value and the next comma, so no match starts inside a value).
+_ENTRY_FAST_RE = re.compile(
+    _ENTRY_HEAD_RE.pattern + r"(?:,[ \t\r\n]*(?![0-9])" + _ID + r"+[ \t\r\n]*=[ \t\r\n]*"
+    + _FAST_VALUE + r"[ \t\r\n]*)*+(?:,[ \t\r\n]*)?\}")
+_FIELD_PAIRS_RE = re.compile(r",[ \t\r\n]*((?![0-9])" + _ID + r"+)[ \t\r\n]*=[ \t\r\n]*("
+                             + _FAST_VALUE + ")")
+
+
 class _Error(Exception):
     """A syntax error at ``pos``, as BibTeX would report it."""
 
@@ -353,6 +365,16 @@ def _evaluate(tokens: list[tuple[str, str]], macros: Mapping[str, str],
     return "".join(out)
 
 
+def _macro(name: str, macros: Mapping[str, str], undefined: list[str]) -> str:
+    """The value of a macro (lower case) used alone: :func:`_evaluate` of one token."""
+    if name in macros:
+        return macros[name]
+    if name in MONTH_MACROS:
+        return MONTH_MACROS[name]
+    undefined.append(name)
+    return name
+
+
 def _fast_value(written: str) -> list[tuple[str, str]]:
     c = written[0]
     if c == "{" or c == '"':
@@ -449,6 +471,8 @@ class _Reader:
         """The '@' of the first entry opening at the start of a line strictly inside
         (start, end)."""
         text = self.text
+        if text.find("@", start + 1, end) < 0:  # the common case, one C-level scan
+            return None
         search = _AT_LINE_RE.search
         m = search(text, start, end)
         while m is not None:
@@ -462,10 +486,23 @@ class _Reader:
         text, out = self.text, self.out
         n = len(text)
         pos = 0
+        fast = self.fast
+        entry_fast = _ENTRY_FAST_RE.match
+        pairs = _FIELD_PAIRS_RE.findall
         while True:
             at = text.find("@", pos)
             if at < 0:
                 break
+            if fast:
+                m = entry_fast(text, at)
+                if m is not None and m.group(1).lower() not in _SPECIAL:
+                    end = m.end()
+                    self.ended(end)
+                    if self.crossed(at, end) is None:
+                        self.take_entry(at, end, m.group(1), m.group(2),
+                                        pairs(text, m.end(2), end), None)
+                        pos = end
+                        continue
             try:
                 cmd = _command(text, at, self.fast)
             except _Error as err:
@@ -562,15 +599,15 @@ class _Reader:
                     self.comment_end = max(self.comment_end, m.end())
                     return
 
-    def commented_out(self, cmd: _Command) -> str:
+    def commented_out(self, start: int) -> str:
         text = self.text
-        if cmd.start < self.comment_end:
+        if start < self.comment_end:
             return ("inside @comment{...}, but BibTeX skips only the word @comment and "
                     "still reads this entry")
-        if cmd.start == 0 or text[cmd.start - 1] in "\r\n":
+        if start == 0 or text[start - 1] in "\r\n":
             return ""
-        line_start = max(text.rfind("\n", 0, cmd.start), text.rfind("\r", 0, cmd.start)) + 1
-        if "%" in text[line_start:cmd.start]:
+        line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+        if "%" in text[line_start:start]:
             return ("commented out with '%', but BibTeX has no comment character and still "
                     "reads this entry; delete it, or remove its '@'")
         return ""
@@ -587,39 +624,63 @@ class _Reader:
         self.out.macros[lname] = _evaluate(tokens, self.out.macros)
 
     def take(self, cmd: _Command) -> None:
-        out = self.out
-        macros = out.macros
-        shadowed = cmd.start < self.shadow_end
-        if 0 <= self.stop_from <= cmd.start and not shadowed:
-            shadowed = True
+        if cmd.kind == "entry":
+            self.take_entry(cmd.start, cmd.end, cmd.type_written, cmd.key, cmd.fields,
+                            cmd.values)
+            return
+        shadowed = self.shadowed(cmd.start)
+        if cmd.kind == "string" and not shadowed:
+            why = self.commented_out(cmd.start)
+            if why:  # BibTeX defines it all the same, and the entries after it use it
+                self.out.warnings.append((self.line_of(cmd.start), "this @string is "
+                                          + why.replace("this entry", "it")))
+            self.define(cmd)
+
+    def shadowed(self, start: int) -> bool:
+        """Whether BibTeX reads no command starting at ``start`` (inside a broken entry
+        before it, or after where it stopped reading)."""
+        if start < self.shadow_end:
+            return True
+        if 0 <= self.stop_from <= start:
             self.shadow(len(self.text), f"{UNREAD}: it shares the file's last line with "
                                         "the entry before it, and BibTeX stops reading where "
                                         "that one ends; start it on a line of its own")
-        if cmd.kind == "preamble":
-            return
-        if cmd.kind == "string":
-            if shadowed:
-                return
-            why = self.commented_out(cmd)
-            if why:  # BibTeX defines it all the same, and the entries after it use it
-                out.warnings.append((self.line_of(cmd.start), "this @string is "
-                                     + why.replace("this entry", "it")))
-            self.define(cmd)
-            return
-        why = self.commented_out(cmd)
+            return True
+        return False
+
+    def take_entry(self, start: int, end: int, type_written: str, key: str,
+                   fields: list[tuple[str, str]],
+                   tokens: list[list[tuple[str, str]] | None] | None) -> None:
+        """An entry read whole: its fields as written, with their tokens (None for one
+        token read by _FIELD_RE; ``tokens`` None: every field so)."""
+        out = self.out
+        macros = out.macros
+        written_as = fields
+        shadowed = self.shadowed(start)
+        why = self.commented_out(start)
         if why:  # kept unread wherever it stands (after a broken entry, on the last line)
-            self.fail(cmd.start, cmd.end, why)
+            self.fail(start, end, why)
             return
-        line = self.line_of(cmd.start)
+        line = self.line_of(start)
         values: dict[str, str] = {}
         dups: list[str] = []
         undefined: list[str] = []
-        for (name, written), toks in zip(cmd.fields, cmd.values, strict=True):
+        if tokens is None:  # every value one token: the common case, in one pass
+            values = {name.lower(): (written[1:-1] if (c := written[0]) == "{" or c == '"'
+                                     else written if "0" <= c <= "9"
+                                     else _macro(written.lower(), macros, undefined))
+                      for name, written in fields}
+            if len(values) == len(fields):
+                fields = ()  # read: skip the loop below
+            else:  # a repeated field: the first value counts, read again in order
+                values, undefined = {}, []
+        for i, (name, written) in enumerate(fields):
             lname = name.lower()
             if lname in values:
                 if lname not in dups:
                     dups.append(lname)
                 continue
+            toks = tokens[i] if tokens is not None else None
             if toks is None:
                 c = written[0]
                 if c == "{" or c == '"':
@@ -635,12 +696,11 @@ class _Reader:
             read_only = self.shadow_why
         elif dups:
             read_only = f"duplicate field ({', '.join(sorted(dups))})"
-        elif not cmd.key:
+        elif not key:
             read_only = KEYLESS
         for name in dict.fromkeys(undefined):
-            out.warnings.append((line, f"entry '{cmd.key}' uses the @string '{name}', which "
+            out.warnings.append((line, f"entry '{key}' uses the @string '{name}', which "
                                        "is not defined before it: BibTeX reads it as empty"))
-        src = Source(cmd.start, cmd.end, cmd.type_written.lower(), cmd.key, tuple(cmd.fields),
-                     out.newline, read_only)
-        out.records.append(Record.restore(cmd.key, cmd.type_written.lower(), values, line,
-                                          src))
+        etype = type_written.lower()
+        src = Source(start, end, etype, key, tuple(written_as), out.newline, read_only)
+        out.records.append(Record.restore(key, etype, values, line, src))

@@ -328,11 +328,13 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
 
     if src.read_only:
         return None
+    lower = form.lowercase
     if src.fields is not None:  # as the reader found them in this text
         fields: tuple[tuple[str, str], ...] = src.fields
+        # one token unless a '#' joins several (a '#' inside braces or quotes asks)
         values: tuple[list[tuple[str, str]] | None, ...] = tuple(
-            None if _single(w) else _SEVERAL for _, w in fields)
-        type_written = _type_as_written(raw)
+            None if "#" not in w or _single(w) else _SEVERAL for _, w in fields)
+        type_written = src.type_written if lower else _type_as_written(raw)
     else:
         entry = read_entry(raw)
         if entry is None or entry.end != len(raw):
@@ -340,7 +342,6 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
         fields, values, type_written = entry.fields, entry.values, entry.type_written
     indent = form.indent if form.indent is not None else indent
     drop = form.drop
-    lower = form.lowercase
     plain = not (form.quotes or form.pages or form.bare_doi or form.encoding or form.protect)
     changed: dict[str, str | None] = {}
     items: list[tuple[str, str]] = []
