@@ -285,6 +285,14 @@ def test_check_names_each_entry_and_exits_1_then_fmt_writes_and_check_passes(cli
     assert cli("fmt", "--check", "-l", path).exit_code == 0
 
 
+def test_undo_puts_back_the_bytes_fmt_replaced(cli, tmp_path):
+    path = write(tmp_path / "lib.bib", MESSY)
+    assert cli("fmt", "-l", path).exit_code == 0 and path.read_text() != MESSY
+    r = cli("undo", "-l", path)
+    assert r.exit_code == 0, r.output
+    assert path.read_text() == MESSY
+
+
 def test_the_pre_commit_hook_formats_the_files_it_is_given(cli, tmp_path):
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     hook = text.split("\n- id: pubcli-fmt\n", 1)[1].split("\n- id:", 1)[0]
