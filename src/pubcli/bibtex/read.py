@@ -37,7 +37,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from .. import gcpause
 from ..model import Record
@@ -423,6 +423,10 @@ def read_entry(raw: str) -> EntryText | None:
     at = raw.find("@")
     if at < 0:
         return None
+    m = _ENTRY_FAST_RE.match(raw, at)
+    if m is not None and m.group(1).lower() not in _SPECIAL:
+        fields = tuple(_FIELD_PAIRS_RE.findall(raw, m.end(2), m.end()))
+        return EntryText(m.group(1), m.group(2), fields, (None,) * len(fields), m.end())
     try:
         cmd = _command(raw, at, True)
     except _Error:
@@ -649,7 +653,7 @@ class _Reader:
         return False
 
     def take_entry(self, start: int, end: int, type_written: str, key: str,
-                   fields: list[tuple[str, str]],
+                   fields: Sequence[tuple[str, str]],
                    tokens: list[list[tuple[str, str]] | None] | None) -> None:
         """An entry read whole: its fields as written, with their tokens (None for one
         token read by _FIELD_RE; ``tokens`` None: every field so)."""

@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, NamedTuple
+from typing import Iterable, Mapping, NamedTuple
 
 from ..errors import ValidationError
 from ..model import Record
-from .read import IDENT_RE, MONTH_MACROS, Source
+from .read import IDENT_RE, MONTH_MACROS, Source, read_entry
 
 # A key pubcli gives an entry (add --key, rename): one BibTeX reads whole and LaTeX can
 # \cite: no white space or control characters, none of , { } ( ) " # % ~ \\ = $ & ^.
@@ -268,11 +268,13 @@ _BRACE_OR_QUOTE = re.compile(r'[{}"]')
 
 def _field_lines(items: list[tuple[str, str]], indent: str, form: Form) -> list[str]:
     """``name = value`` lines (values already written), aligned and comma'd as asked."""
-    width = max((len(n) for n, _ in items), default=0) if form.align else 0
-    out = []
-    for i, (name, written) in enumerate(items):
-        comma = "," if form.trailing_comma or i + 1 < len(items) else ""
-        out.append(f"{indent}{name.ljust(width)} = {written}{comma}")
+    if form.align:
+        width = max((len(n) for n, _ in items), default=0)
+        out = [f"{indent}{name.ljust(width)} = {written}," for name, written in items]
+    else:
+        out = [f"{indent}{name} = {written}," for name, written in items]
+    if out and not form.trailing_comma:
+        out[-1] = out[-1][:-1]
     return out
 
 
@@ -324,8 +326,6 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
     the normalisations the form asks for (:func:`normalise`, the month macro, dropped
     fields); the key as written. None when the entry cannot be rewritten (read-only,
     or not one entry BibTeX reads whole)."""
-    from .read import read_entry
-
     if src.read_only:
         return None
     lower = form.lowercase
@@ -341,39 +341,55 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
             return None
         fields, values, type_written = entry.fields, entry.values, entry.type_written
     indent = form.indent if form.indent is not None else indent
-    drop = form.drop
-    plain = not (form.quotes or form.pages or form.bare_doi or form.encoding or form.protect)
     changed: dict[str, str | None] = {}
-    items: list[tuple[str, str]] = []
-    for (name, written), tokens in zip(fields, values):
-        lname = name.lower()
-        if drop and lname in drop:
-            changed.setdefault(lname, None)
-            continue
+    pairs: Iterable[tuple[tuple[str, str], list[tuple[str, str]] | None]] = zip(fields, values)
+    if form.drop:
+        drop = form.drop
+        kept = []
+        for pair in pairs:
+            lname = pair[0][0].lower()
+            if lname in drop:
+                changed.setdefault(lname, None)
+            else:
+                kept.append(pair)
+        pairs = kept
+
+    def value_in_form(lname: str, written: str, tokens: list[tuple[str, str]] | None) -> str:
         c = written[0]
-        if tokens is None and c == "{" and plain and lname != "month":
-            items.append((lname if lower else name, written))  # the common case
-            continue
-        one = tokens is None and c in '{"' or tokens is not None and len(tokens) == 1 \
-            and tokens[0][0] == "{"
-        if one:
+        if tokens is None and c in '{"' or tokens is not None and len(tokens) == 1 \
+                and tokens[0][0] == "{":
             value = written[1:-1] if tokens is None else tokens[0][1]
             new, reading = _string_value(lname, value, form, macros)
             if reading != value and lname not in changed:
                 changed[lname] = reading
-        elif lname == "month" and form.months and tokens is None and c not in "0123456789" \
+            return new
+        if lname == "month" and form.months and tokens is None and c not in "0123456789" \
                 and written.lower() in MONTH_MACROS and written.lower() not in macros:
-            new = written.lower()
-        else:
-            new = written  # a number, a macro, a concatenation: as written
-        items.append((lname if lower else name, new))
-    if form.order:
-        items = [items[i] for i in ordered([n for n, _ in items], form)]
+            return written.lower()
+        return written  # a number, a macro, a concatenation: as written
+
     etype = src.type_written.lower() if lower else type_written
     key = src.key_written
     opener, closer = ("{", "}") if "}" not in key else ("(", ")")
-    lines = [f"@{etype}{opener}{key},", *_field_lines(items, indent, form), closer]
-    return Rewritten(newline.join(lines), changed)
+    head = f"@{etype}{opener}{key},"
+    plain = not (form.quotes or form.pages or form.bare_doi or form.encoding or form.protect)
+    if plain and not (form.order or form.align):
+        # the common case: lines made at once, a braced value that is not a month as written
+        lines = [f"{indent}{lname if lower else name} = {written},"
+                 if (lname := name.lower()) != "month" and tokens is None and written[0] == "{"
+                 else f"{indent}{lname if lower else name} = "
+                      f"{value_in_form(lname, written, tokens)},"
+                 for (name, written), tokens in pairs]
+        if lines and not form.trailing_comma:
+            lines[-1] = lines[-1][:-1]
+        return Rewritten(newline.join([head, *lines, closer]), changed)
+    items = []
+    for (name, written), tokens in pairs:
+        lname = name.lower()
+        items.append((lname if lower else name, value_in_form(lname, written, tokens)))
+    if form.order:
+        items = [items[i] for i in ordered([n for n, _ in items], form)]
+    return Rewritten(newline.join([head, *_field_lines(items, indent, form), closer]), changed)
 
 
 def canonical_re(form: Form, indent: str, newline: str) -> re.Pattern[str] | None:
