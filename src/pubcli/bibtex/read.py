@@ -375,6 +375,16 @@ def _macro(name: str, macros: Mapping[str, str], undefined: list[str]) -> str:
     return name
 
 
+def _one_token_values(fields: Sequence[tuple[str, str]], macros: Mapping[str, str],
+                      undefined: list[str]) -> dict[str, str]:
+    """The values of fields (name, written) each one token, as BibTeX reads them; a
+    repeated name keeps its last value (the caller compares the lengths)."""
+    return {name.lower(): (written[1:-1] if (c := written[0]) == "{" or c == '"'
+                           else written if "0" <= c <= "9"
+                           else _macro(written.lower(), macros, undefined))
+            for name, written in fields}
+
+
 def _fast_value(written: str) -> list[tuple[str, str]]:
     c = written[0]
     if c == "{" or c == '"':
@@ -403,6 +413,40 @@ def parse(text: str, *, fast: bool = True, macros: Mapping[str, str] | None = No
     # nothing here forms cycles. Pausing it halves the time on big files.
     with gcpause.paused():
         return _Reader(text, fast, macros).run()
+
+
+def read_plain(text: str, macros: Mapping[str, str] | None = None
+               ) -> list[tuple[str, str, dict[str, str]]] | None:
+    """(key, type, fields) of each entry of ``text``, as :func:`parse` reads them, when
+    ``text`` holds only entries in the common shapes (the whole-entry pattern: one token
+    per field), each on lines of its own, without a repeated field, an undefined macro or
+    an '@' inside; None otherwise (then ask :func:`parse`). The store's read-back of the
+    entries ``pubcli fmt`` writes: the same reading without records, lines or sources."""
+    macros = macros or {}
+    out: list[tuple[str, str, dict[str, str]]] = []
+    match, pairs = _ENTRY_FAST_RE.match, _FIELD_PAIRS_RE.findall
+    find = text.find
+    pos = 0
+    undefined: list[str] = []
+    while True:
+        at = find("@", pos)
+        gap = text[pos:] if at < 0 else text[pos:at]
+        if gap.strip(_W) or (at >= 0 and pos and "\n" not in gap and "\r" not in gap):
+            return None  # comment text, or two commands on one line: parse() judges
+        if at < 0:
+            return out
+        m = match(text, at)
+        if m is None or m.group(1).lower() in _SPECIAL or not m.group(2):
+            return None
+        end = m.end()
+        if find("@", at + 1, end) >= 0:
+            return None  # it may run across another entry: parse() judges
+        fields = pairs(text, m.end(2), end)
+        values = _one_token_values(fields, macros, undefined)
+        if undefined or len(values) != len(fields):
+            return None
+        out.append((m.group(2), m.group(1).lower(), values))
+        pos = end
 
 
 @dataclass(frozen=True, slots=True)
@@ -670,10 +714,7 @@ class _Reader:
         dups: list[str] = []
         undefined: list[str] = []
         if tokens is None:  # every value one token: the common case, in one pass
-            values = {name.lower(): (written[1:-1] if (c := written[0]) == "{" or c == '"'
-                                     else written if "0" <= c <= "9"
-                                     else _macro(written.lower(), macros, undefined))
-                      for name, written in fields}
+            values = _one_token_values(fields, macros, undefined)
             if len(values) == len(fields):
                 fields = ()  # read: skip the loop below
             else:  # a repeated field: the first value counts, read again in order
