@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from pubcli import areas as A
-from pubcli.config import Config
+from pubcli.usecases import areas as A
+from pubcli.local.config import Config
 from pubcli.errors import NotFound, ValidationError
-from pubcli.grouping import Filters
-from pubcli.model import Record
+from pubcli.usecases.grouping import Filters
+from pubcli.schema.model import Record
 
 VOCAB = ["Artificial intelligence", "Systems and networking", "Computer vision"]
 

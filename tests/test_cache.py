@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 from pubcli import store
-from pubcli.display import compute_row
-from pubcli.model import Record
+from pubcli.text.display import compute_row
+from pubcli.schema.model import Record
 from pubcli.store import cache
 
 from .conftest import write

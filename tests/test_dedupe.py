@@ -8,7 +8,7 @@ import re
 import pytest
 
 from pubcli import dedupe, store
-from pubcli.model import Record
+from pubcli.schema.model import Record
 
 from .conftest import ROOT, SHIPPED, write
 

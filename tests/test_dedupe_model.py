@@ -11,7 +11,7 @@ import pytest
 from pubcli import dedupe, store
 from pubcli.dedupe.evidence import Features, VetoKind, compare
 from pubcli.dedupe.weights import prior_model
-from pubcli.model import Record
+from pubcli.schema.model import Record
 
 from .conftest import ROOT, write
 

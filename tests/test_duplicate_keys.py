@@ -12,7 +12,7 @@ import pytest
 
 from pubcli import store
 from pubcli.errors import AmbiguousKey, NotFound
-from pubcli.model import Record
+from pubcli.schema.model import Record
 
 TWINS = (
     "@article{smith2020,\n  author = {Ann Smith},\n  title = {First paper},\n"

@@ -124,7 +124,7 @@ def test_html_golden(cli, library):
 def seed_structure() -> dict[str, list[list[str]]]:
     """{"Publications by Year": [[title, ...] per group], ...} from the seed page."""
     lib = store.load(ROOT / "data" / "library.bib")
-    from pubcli.latex import to_text
+    from pubcli.text.latex import to_text
     titles = {to_text(r.title) for r in lib.records}
     sections: dict[str, list[list[str]]] = {}
     current = None

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from pubcli import store
-from pubcli.exporters import csl
-from pubcli.styles import STYLE_DIR, STYLES
+from pubcli.exporters.styles import STYLE_DIR, STYLES
 
 from .conftest import ROOT, write
 from .test_export import HOSTILE, check_html, golden, md_html

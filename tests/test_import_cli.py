@@ -7,8 +7,9 @@ import shutil
 import pytest
 
 from pubcli import store
-from pubcli.latex import fold, to_text
-from pubcli.names import split_authors
+from pubcli.text.latex import to_text
+from pubcli.text.fold import fold
+from pubcli.schema.names import split_authors
 
 from .conftest import SEED_PAGE, SHIPPED, write
 

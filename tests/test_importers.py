@@ -6,13 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from pubcli import importers, latex, names, store
-from pubcli.config import Config
+from pubcli.usecases import importing as importers
+from pubcli.text import encode
+from pubcli.schema import names
+from pubcli import store
+from pubcli.local.config import Config
 from pubcli.errors import PubcliError, ValidationError
-from pubcli.importers import Item
-from pubcli.latex import fold, to_text
-from pubcli.model import Record
-from pubcli.names import parse_name, split_authors
+from pubcli.usecases.importing import Item
+from pubcli.text.latex import to_text
+from pubcli.text.fold import fold
+from pubcli.schema.model import Record
+from pubcli.schema.names import parse_name, split_authors
 
 from .conftest import SEED_PAGE, SHIPPED
 
@@ -148,7 +152,7 @@ def test_known_names_take_the_library_spelling():
     ("Phi-3 Technical Report", "Phi-3 Technical Report"),
 ])
 def test_protect_case(title, expected):
-    assert latex.protect_case(title) == expected
+    assert encode.protect_case(title) == expected
 
 
 def test_latex_specials_are_escaped():

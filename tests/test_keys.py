@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pubcli import keys, store
-from pubcli.model import Record
+from pubcli.schema import keys
+from pubcli import store
+from pubcli.schema.model import Record
 
 from .conftest import SHIPPED
 

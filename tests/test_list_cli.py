@@ -6,13 +6,12 @@ import csv
 import io
 import json
 import os
-from pathlib import Path
 
 import pytest
 
 from pubcli import store
-from pubcli.grouping import group
-from pubcli.model import GroupBy
+from pubcli.usecases.grouping import group
+from pubcli.schema.model import GroupBy
 
 from .conftest import ROOT, write
 
@@ -234,7 +233,7 @@ def test_init_creates_an_empty_library_and_config(cli, tmp_path, chdir):
     assert ".*.lock" in (tmp_path / "data" / ".gitignore").read_text()  # the lock file
     r = cli("list", "--by", "area")
     assert r.exit_code == 0 and "holds no publications yet" in r.stderr
-    from pubcli.config import load_config
+    from pubcli.local.config import load_config
     cfg = load_config(tmp_path / "data" / "library.bib")
     assert (cfg.owner, cfg.areas) == ("Ada Lovelace", ["Computing", "Poetry"])
     r = cli("init")

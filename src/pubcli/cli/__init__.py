@@ -48,7 +48,7 @@ class PubcliGroup(TyperGroup):
 
             from .completing import answer_or_fall_through
 
-            answer_or_fall_through(self)  # keys, areas, types, choices: pubcli.complete
+            answer_or_fall_through(self)  # keys, areas, types, choices: pubcli.usecases.complete
 
             completion_init()
         super()._main_shell_completion(ctx_args, prog_name, complete_var)
@@ -69,7 +69,7 @@ class PubcliGroup(TyperGroup):
         from ._click import Abort, ClickException, UsageError
 
         # The collector stays on (what a command throws away is collected); the store
-        # pauses it while it builds a big library and freezes the result (pubcli.gcpause).
+        # pauses it while it builds a big library and freezes the result (pubcli.local.gcpause).
         frozen_before = gc.get_freeze_count()
         _name_the_command(args)
         if sys.stdin is None:  # started with stdin closed (<&-): reads as empty, never hangs
@@ -129,7 +129,7 @@ def _commit_wanted(path: Path) -> bool:
 
 
 def _config_says_git(path: Path) -> bool:
-    from .. import config
+    from pubcli.local import config
 
     return config.load_config(path).git
 

@@ -86,7 +86,9 @@ def add_command(
 
         pubcli add --from paper.bib --area "Systems and networking"
     """
-    from .. import config, entries, importers, store
+    from pubcli.local import config
+    from pubcli.usecases import adding as entries, importing as importers
+    from pubcli import store
     from ..errors import ValidationError
     from . import dialogues
 

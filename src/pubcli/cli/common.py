@@ -10,8 +10,8 @@ from typing import Optional
 
 import typer
 
-from .. import config
-from ..grouping import Filters, parse_year_range
+from pubcli.local import config
+from pubcli.usecases.grouping import Filters, parse_year_range
 from ..render.text import clean
 
 LibraryOpt = typer.Option(None, "--library", "-l", metavar="PATH",
@@ -207,4 +207,4 @@ def note_contact(client) -> None:
     """Once per command: how to set a contact address, when none is set."""
     if not client.mailto:
         note("no contact address is set, so Crossref serves these requests from its "
-             "public pool; set mailto in ~/.config/pubcli/config.toml or $PUBCLI_MAILTO")
+             "public pool; set mailto in ~/.config/pubcli/local/config.toml or $PUBCLI_MAILTO")

@@ -142,7 +142,7 @@ PROMPT_LABELS = {
 def ask_missing_fields(opts, *, force: bool):
     """Ask for the required fields the options of ``pubcli add`` leave out (the
     entry type first, when it was not given)."""
-    from .. import entries
+    from pubcli.usecases import adding as entries
 
     if not entries.missing_required(opts, force=force):
         return opts
@@ -168,7 +168,7 @@ def _ask(label: str, default: str | None = None) -> str:
 
 
 def _ask_type(default: str, force: bool) -> str:
-    from .. import entries
+    from pubcli.usecases import adding as entries
 
     while True:
         answer = _ask("Entry type", default).strip() or default
@@ -179,7 +179,7 @@ def _ask_type(default: str, force: bool) -> str:
 
 
 def _ask_field(name: str) -> str:
-    from .. import entries
+    from pubcli.usecases import adding as entries
 
     label = PROMPT_LABELS.get(name, name.capitalize())
     while True:

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from ..styles import CitationStyle
+from pubcli.exporters.styles import CitationStyle
 from . import common
 
 
@@ -85,11 +85,12 @@ def export_command(
 
         pubcli export latex --style ieee -o cv/publications.tex
     """
-    from .. import config, render, store
+    from pubcli.local import config
+    from pubcli import render, store
     from ..errors import ValidationError, WriteError
     from ..exporters import build_page, get, output as out_file
     from ..exporters.style import parse_grouping
-    from ..inherit import publications
+    from pubcli.schema.inherit import publications
 
     path = common.library_path(library)
     to_stdout = output is None or str(output) == "-"
@@ -110,15 +111,15 @@ def export_command(
     records = publications(lib.records)  # crossref/xdata fields inherited for display
     if format is ExportFormat.csl_json:
         from ..exporters import csl as csl_json
-        from ..grouping import select
+        from pubcli.usecases.grouping import select
 
         chosen = select(records, filters)
-        data = csl_json.dumps(chosen, cfg.private_fields).encode("utf-8")
+        data = csl_json.dumps(chosen, private=cfg.private_fields).encode("utf-8")
         total = len(chosen)
     elif format in (ExportFormat.latex, ExportFormat.docx):
         from ..exporters import cv
         from ..exporters.csl import styler as make_styler
-        from ..grouping import select
+        from pubcli.usecases.grouping import select
 
         if to_stdout and format is ExportFormat.docx and common.stdout_is_terminal():
             raise ValidationError("not writing a .docx file to the terminal; use -o FILE")

@@ -79,7 +79,9 @@ def import_command(
 
         pubcli import colleague.bib --area "Systems and networking"
     """
-    from .. import config, importers, store
+    from pubcli.local import config
+    from pubcli.usecases import importing as importers
+    from pubcli import store
 
     from .dialogues import say_when_reading_a_terminal
 
@@ -110,8 +112,8 @@ def import_command(
 
 def _row(o) -> tuple[str, ...]:
     """STATUS, KEY, YEAR, TITLE, MATCH/PROBLEM, LINE for one outcome."""
-    from ..importers import HELD, INVALID, NEAR, NEW
-    from ..latex import to_text
+    from pubcli.usecases.importing import HELD, INVALID, NEAR, NEW
+    from pubcli.text.latex import to_text
 
     if o.status in (INVALID, HELD):
         ref = o.problem

@@ -8,8 +8,8 @@ from typing import List, Optional
 
 import typer
 
-from ..model import GroupBy, ListFormat
-from ..styles import CitationStyle
+from pubcli.schema.model import GroupBy, ListFormat
+from pubcli.exporters.styles import CitationStyle
 from . import common
 from .export_cmd import CslOpt, StyleOpt
 
@@ -55,9 +55,10 @@ def list_command(
 
         pubcli list --style apa > publications.txt
     """
-    from .. import config, store
-    from ..grouping import group, select
-    from ..inherit import publications
+    from pubcli.local import config
+    from pubcli import store
+    from pubcli.usecases.grouping import group, select
+    from pubcli.schema.inherit import publications
 
     path = common.library_path(library)
     cfg = config.load_config(path)
@@ -69,7 +70,8 @@ def list_command(
         common.note("no publications match" if not filters.is_empty()
                     else f"{path} holds no publications yet; add one with 'pubcli add'")
     if format is ListFormat.csl_json or style is not None or csl is not None:
-        sys.stdout.write(_csl_listing(groups, format, style, csl, owner or cfg.owner, by))
+        sys.stdout.write(_csl_listing(groups, format, style, csl, owner or cfg.owner, by,
+                                      cfg.private_fields))
         return
     text = _render(groups, by, format, owner or cfg.owner, lib)
     if format in (ListFormat.text, ListFormat.line) and not no_pager:
@@ -116,17 +118,17 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
     return captured.get()
 
 
-def _csl_listing(groups, format: ListFormat, style, csl, owner, by) -> str:
+def _csl_listing(groups, format: ListFormat, style, csl, owner, by, private) -> str:
     """--format csl-json, or the text listing in a citation style (--style/--csl)."""
     from .. import render
     from ..errors import ValidationError
     from ..exporters import csl as cslmod
-    from ..grouping import unique_records
+    from pubcli.usecases.grouping import unique_records
 
     if format is ListFormat.csl_json:
         if style is not None or csl is not None:
             raise ValidationError("--style and --csl apply to the text listing, not csl-json")
-        return cslmod.dumps(unique_records(groups))
+        return cslmod.dumps(unique_records(groups), private=private)
     if format is not ListFormat.text:
         raise ValidationError(f"--style and --csl apply to the text listing, "
                               f"not --format {format.value}")

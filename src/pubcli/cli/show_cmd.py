@@ -41,7 +41,8 @@ def show_command(
 
         pubcli show smith2020@42
     """
-    from .. import editing, store
+    from pubcli.usecases import editing
+    from pubcli import store
 
     lib = store.load(common.library_path(library))
     common.report_problems(lib)
@@ -50,8 +51,8 @@ def show_command(
 
 
 def _render(lib, records, format: ShowFormat) -> str:
-    from .. import editing
-    from ..inherit import Inheritance
+    from pubcli.usecases import editing
+    from pubcli.schema.inherit import Inheritance
     from ..render import entry
     from ..render.text import clean
 

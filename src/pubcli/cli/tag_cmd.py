@@ -61,8 +61,9 @@ def tag_command(
 
         pubcli tag yan2016serf --featured
     """
-    from .. import areas as A
-    from .. import config, store
+    from pubcli.usecases import areas as A
+    from pubcli.local import config
+    from pubcli import store
     from ..render import changes as say
 
     filters = common.build_filters(area, type_, year, author, search)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..model import AREA_FIELD, Record, join_areas, split_areas
+from pubcli.schema.model import AREA_FIELD, Record, join_areas, split_areas
 from .identifiers import normalise_doi
 from .normalise import normalise
 from .people import parse_authors, shared_authors

@@ -2,8 +2,8 @@
 
 :func:`item` builds the CSL-JSON of one record from pubcli's own reading of it
 (``@string`` concatenation, crossref/xdata parents and arXiv ids already
-resolved; LaTeX decoded by :mod:`pubcli.latex`, names split by
-:mod:`pubcli.names`). Titles follow the CSL convention that pandoc's BibTeX
+resolved; LaTeX decoded by :mod:`pubcli.text.latex`, names split by
+:mod:`pubcli.schema.names`). Titles follow the CSL convention that pandoc's BibTeX
 reader follows too: English titles are stored in sentence case, and a braced
 word (``{Python}``, ``{van der Waals}``) is kept as written, marked
 ``<span class="nocase">`` where a style's title-casing would change it; italic
@@ -16,7 +16,7 @@ happen. Formatted units are cached by the digest of their CSL-JSON, the style,
 the locale and the pandoc binary: a changed entry re-formats its unit only.
 
 Shipped styles (``--style``): :data:`STYLES`, from the CSL project's style
-repository (CC BY-SA 3.0; see ``pubcli/styles/README.md``). ``--csl FILE``
+repository (CC BY-SA 3.0; see ``pubcli/exporters/styles/README.md``). ``--csl FILE``
 takes any CSL 1.0 style file.
 """
 
@@ -29,12 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, NamedTuple, Sequence
 
-from .. import values
+from pubcli.schema import values
+from pubcli.schema.identifiers import arxiv_of
 from ..errors import PubcliError, ValidationError
-from ..latex import closing_brace, to_text
-from ..model import Record
-from ..names import parse_name, split_authors
-from ..styles import STYLE_DIR, STYLES
+from pubcli.text.latex import closing_brace, to_text
+from pubcli.schema.model import Record
+from pubcli.schema.names import parse_name, split_authors
+from pubcli.exporters.styles import STYLE_DIR, STYLES
 from .style import Span
 
 
@@ -104,7 +105,6 @@ _BRITISH_VARIANTS = {"british": "en-GB", "uk": "en-GB", "american": "en-US", "us
 # (U+F0000 + n, the n-th formula of the item), stripped from input.
 _MATH0 = 0xF0000
 _MARKS = re.compile("[\ue000-\ue01f\U000f0000-\U000fffff]")
-_ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}(v\d+)?$|[a-z-]+(\.[A-Z]{2})?/\d{7}(v\d+)?$")
 _EPRINT_URLS = {"arxiv": "https://arxiv.org/abs/", "jstor": "https://www.jstor.org/stable/",
                 "pubmed": "https://www.ncbi.nlm.nih.gov/pubmed/",
                 "googlebooks": "https://books.google.com?id="}
@@ -401,14 +401,8 @@ def issued(rec: Record) -> dict | None:
 
 
 def arxiv_id(rec: Record) -> str | None:
-    f = rec.fields
-    eprint = f.get("eprint", "").strip()
-    if not eprint:
-        return None
-    kind = (f.get("archiveprefix") or f.get("eprinttype") or "").strip().lower()
-    if kind == "arxiv" or (not kind and _ARXIV_ID.match(eprint)):
-        return eprint
-    return None
+    """The arXiv id the entry cites, version included (:func:`pubcli.schema.identifiers.arxiv_of`)."""
+    return arxiv_of(rec.fields, version=True) or None
 
 
 def language(rec: Record) -> str | None:
@@ -581,8 +575,10 @@ def _publisher(out: dict, f: dict, ctype: str) -> None:
             continue
         if bib == "howpublished":
             how = _text(f[bib])
-            link = re.fullmatch(r"<(https?://[^\s<>]+)>", how)  # \url{...} reads as <...>
-            parts.append(link.group(1) if link else how)
+            # \url{...} reads as <...>: the URL itself, by the one link rule
+            link = values.web_link(how[1:-1]) if how.startswith("<") and how.endswith(">") \
+                else None
+            parts.append(link or how)
         else:
             parts.append(_list(f[bib]))
     if parts:
@@ -629,9 +625,11 @@ def _links(out: dict, f: dict, ctype: str, arxiv: str | None) -> None:
             out["archive_location"] = arxiv
 
 
-def items(records: Iterable[Record], private: Sequence[str] = ()) -> list[dict]:
-    """CSL-JSON items for ``records``; a key used twice gets ``-2``, ``-3``... so
-    that every ``id`` is unique, as CSL-JSON requires."""
+def items(records: Iterable[Record], *, private: Sequence[str]) -> list[dict]:
+    """CSL-JSON items for ``records`` without the owner's ``private`` fields (a
+    required argument: every published CSL-JSON decides it, from
+    :attr:`pubcli.local.config.Config.private_fields`); a key used twice gets ``-2``,
+    ``-3``... so that every ``id`` is unique, as CSL-JSON requires."""
     out = []
     for rec, ident in _ids(records):
         it = item(rec, id=ident, private=private)
@@ -657,9 +655,9 @@ def _ids(records: Iterable[Record]) -> list[tuple[Record, str]]:
     return out
 
 
-def dumps(records: Iterable[Record], private: Sequence[str] = ()) -> str:
+def dumps(records: Iterable[Record], *, private: Sequence[str]) -> str:
     """The CSL-JSON document (an array of items), deterministic, UTF-8 text."""
-    return json.dumps(items(records, private), ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(items(records, private=private), ensure_ascii=False, indent=2) + "\n"
 
 
 # ---------------------------------------------------------------- styled references
@@ -700,7 +698,7 @@ def _split_at(runs: Sequence[Span], a: int, b: int) -> tuple[tuple[Span, ...], .
 def _owner_pattern(owner: str) -> re.Pattern | None:
     """The owner's name as styles write it: "O. Ruwase", "Olatunji Ruwase",
     "Ruwase, O.", "Ruwase O" (given names full or as initials)."""
-    from ..names import bibtex_name
+    from pubcli.schema.names import bibtex_name
 
     n = parse_name(bibtex_name(owner) if "," not in owner else owner)
     family = " ".join(p for p in (n.von, n.last) if p)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Mapping, Sequence
 
-from ..latex import to_text
-from ..model import AREA_FIELD, FEATURED_FIELD, Record
-from ..names import display_name, split_authors
+from pubcli.text.latex import to_text
+from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record
+from pubcli.schema.names import display_name, split_authors
 from .text import clean, json_safe
 
 _NAME_FIELDS = ("author", "editor")

@@ -20,10 +20,10 @@ import json
 import textwrap
 from typing import Callable, Sequence
 
-from ..grouping import unique_records
-from ..model import GroupBy, Record
-from ..display import row_of
-from ..view import View, owner_flags, short_authors, view
+from pubcli.usecases.grouping import unique_records
+from pubcli.schema.model import GroupBy, Record
+from pubcli.text.display import row_of
+from pubcli.text.view import View, owner_flags, short_authors, view
 from .text import clean, csv_cell, json_safe
 
 Groups = Sequence[tuple[str, Sequence[Record]]]
@@ -162,7 +162,7 @@ AUTHOR_COLUMN = 18
 def lines(groups: Groups, width: int | None = None) -> str:
     """One short line per publication (each once, in the groups' order): key, year, first
     author, title; cut to ``width`` columns (None: not cut). Keys are never cut."""
-    from ..names import family_name
+    from pubcli.schema.names import family_name
 
     recs = unique_records(groups)
     cells = []

@@ -1,6 +1,6 @@
 """Reading and writing the library file: byte-faithful, atomic, locked, cached.
 
-* :func:`load` reads a file into a :class:`~pubcli.library.Library` whose
+* :func:`load` reads a file into a :class:`~pubcli.store.library.Library` whose
   :class:`~pubcli.store.document.Document` keeps the text, so that :func:`save`
   can write it back. Nothing is normalised.
 * :func:`save` writes only what changed (:mod:`pubcli.store.save`). A load
@@ -19,9 +19,10 @@ import os
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
 
-from .. import bibtex, gcpause
+from pubcli import bibtex
+from pubcli.local import gcpause
 from ..errors import LibraryNotFound
-from ..library import Library, Problem
+from pubcli.store.library import Library, Problem
 from . import cache, journal
 from .cache import cache_dir
 from .document import Document
@@ -50,7 +51,7 @@ def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: b
         raise LibraryNotFound("the library path is empty")
     path = Path(path)
     data, text, bom = read_text(path)
-    with gcpause.paused():  # many objects, no cycles: see pubcli.gcpause
+    with gcpause.paused():  # many objects, no cycles: see pubcli.local.gcpause
         lib = _load(path, data, text, bom, use_cache, write_cache, written)
         fresh = display and _cached_rows(lib, len(data), use_cache)
     if display and not fresh:  # computed with the GC on: LaTeX to text makes garbage
@@ -99,7 +100,7 @@ def _cached_rows(lib: Library, size: int, use_cache: bool) -> bool:
 
 
 def _compute_rows(lib: Library, size: int, use_cache: bool) -> None:
-    from ..display import row_of
+    from pubcli.text.display import row_of
 
     doc = lib.document
     rows = [row_of(rec) for rec in lib.records]
@@ -149,7 +150,7 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
     _refresh_caches(library, target, data, delta)
     journal.record(target, old, data, new_digest=doc.digest)  # for pubcli undo
     _commit_if_wanted(target)
-    from .. import keyindex
+    from pubcli.local import keyindex
 
     keyindex.refresh_index(target, library.records)  # keys for TAB, when TAB is used
     return True
@@ -286,7 +287,7 @@ def _refresh_rows(library: Library, target: Path, old_digest: str, digest: str, 
     """Append the changed entries' rows to the display cache. Without the rows in
     memory we cannot know the cache holds ``old_digest``: the delta is appended all
     the same, and a reader ignores it unless it continues the cache's chain."""
-    from ..display import row_of
+    from pubcli.text.display import row_of
 
     journal = cache.Journal(target, ".rows")
     if not journal.file.exists():

@@ -15,7 +15,7 @@ cache; when deltas pile up, the next save writes a new base.
   where its text sits, relative to the entry before it, so that an edit moves
   nothing else), plus the kept-verbatim blocks, macros and newline;
 * the display cache (``.rows``): one display row per record
-  (:mod:`pubcli.display`), filled the first time a listing needs them all, then
+  (:mod:`pubcli.text.display`), filled the first time a listing needs them all, then
   kept up to date by saves, which recompute the rows of changed entries only.
 """
 
@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import __version__, bibtex
-from ..cachedir import cache_dir, cache_file, disabled  # noqa: F401 - re-exported
-from ..cachedir import private as _private
-from ..model import Record
+from pubcli.local.cachedir import cache_dir, cache_file, disabled
+from pubcli.local.cachedir import private as _private
+from pubcli.schema.model import Record
 
 CACHE_FORMAT = 6
 MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip

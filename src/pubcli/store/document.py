@@ -3,7 +3,7 @@
 A :class:`Document` is the store's side of a loaded library: the text as read
 (without BOM), whether it had a BOM, its newline, its ``@string`` macros, the
 blocks kept verbatim because they could not be read, and what the parse cache
-knows about it. :class:`pubcli.library.Library` holds the records and their key
+knows about it. :class:`pubcli.store.library.Library` holds the records and their key
 index and points at its document; what a user should hear about the file
 (:meth:`Document.problems`) is derived from the two, never stored.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import bibtex
-from ..library import Problem
-from ..model import Record
+from pubcli.store.library import Problem
+from pubcli.schema.model import Record
 
 
 class Document:
