@@ -345,7 +345,7 @@ def test_the_plain_reader_reads_as_parse_does_or_declines(doc):
     # the same entries laid out as fmt writes them, which the plain reader takes
     records = bibtex.parse(doc).records
     if all(r.source is not None and not r.source.read_only for r in records):
-        from pubcli import fmt, store
+        from pubcli.usecases import fmt
 
         lib = store.loads(doc)
         plan = fmt.plan(lib, bibtex.DEFAULT_FORM)
@@ -353,7 +353,7 @@ def test_the_plain_reader_reads_as_parse_does_or_declines(doc):
 
 
 def test_the_plain_reader_takes_the_entries_fmt_writes():
-    from pubcli import fmt, store
+    from pubcli.usecases import fmt
 
     doc = ("@string{v = {Venue}}\n@Article{a, Title = {A {GPU} study}, year = 2020,"
            " month = {May}, journal = v}\n@misc{b,\n    note = \"x\"}\n")

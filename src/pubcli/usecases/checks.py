@@ -175,7 +175,7 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
 
 
 def _unprotected(library: Library) -> list[Finding]:
-    from pubcli.bibtex.write import TITLE_FIELDS
+    from pubcli.bibtex.form import TITLE_FIELDS
     from pubcli.text.encode import unprotected_words
 
     out = []

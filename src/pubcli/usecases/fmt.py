@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from pubcli import bibtex
 from pubcli.local import gcpause
-from pubcli.bibtex.write import canonical_re, values_in_form
+from pubcli.bibtex.form import canonical_re, values_in_form
 from pubcli.errors import NotFound, ValidationError
 from pubcli.store.library import Library
 from pubcli.schema.model import Record
