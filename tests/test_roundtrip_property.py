@@ -133,7 +133,10 @@ def entry(draw):
         out += pre + "," + post + name + eq + "=" + (draw(ws) if odd else eq) + draw(VALUE)
     if draw(st.booleans()):
         out += (draw(ws) if odd else "") + ","
-    out += (draw(ws) if odd else end) + close
+    tail = draw(ws) if odd else end
+    if paren and out.endswith(key) and not tail:
+        tail = " "  # BibTeX reads "@misc(a)" as the key "a)", never closed: a key needs an end
+    out += tail + close
     return out
 
 

@@ -223,8 +223,9 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
     if src.fields is not None:  # as the reader found them in this text
         fields: tuple[tuple[str, str], ...] = src.fields
         # one token unless a '#' joins several (a '#' inside braces or quotes asks)
-        values: tuple[list[tuple[str, str]] | None, ...] = tuple(
-            None if "#" not in w or _single(w) else _SEVERAL for _, w in fields)
+        values: tuple[list[tuple[str, str]] | None, ...] = (None,) * len(fields) \
+            if "#" not in raw else tuple(None if "#" not in w or _single(w) else _SEVERAL
+                                         for _, w in fields)
         type_written = src.type_written if lower else _type_as_written(raw)
     else:
         entry = read_entry(raw)

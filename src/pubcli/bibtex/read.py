@@ -337,8 +337,11 @@ class _Reader:
         out = self.out
         macros = out.macros
         written_as = fields
-        shadowed = self.shadowed(start)
-        why = self.commented_out(start)
+        text = self.text
+        shadowed = (start < self.shadow_end or 0 <= self.stop_from <= start) \
+            and self.shadowed(start)
+        why = self.commented_out(start) if start < self.comment_end or \
+            (start and text[start - 1] not in "\r\n") else ""
         if why:  # kept unread wherever it stands (after a broken entry, on the last line)
             self.fail(start, end, why)
             return

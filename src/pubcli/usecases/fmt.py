@@ -23,7 +23,7 @@ unreadable block is a fence. A ``crossref`` parent stays after the entries that 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pubcli import bibtex
 from pubcli.local import gcpause
@@ -38,8 +38,7 @@ if TYPE_CHECKING:
 SORTS = ("key", "year", "type")
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One entry whose text the plan rewrites."""
 
     record: Record
