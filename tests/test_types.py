@@ -59,7 +59,7 @@ def test_the_venue_is_read_from_the_field_of_the_type():
         == "MSR, Technical Report TR-1"
     assert record("t", "techreport", institution="Microsoft Research",
                   number="MSR-TR-2024-12").venue == "MSR-TR-2024-12"
-    assert record("t", "techreport", institution="MSR").venue == "MSR"
+    assert record("t", "techreport", institution="MSR").venue == "MSR, Technical Report"
     assert record("x", "podcast", publisher="P").venue == "P"  # unknown: the usual places
 
 
