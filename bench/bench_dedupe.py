@@ -733,7 +733,7 @@ def processes(sizes: list[int], dups: list[float], seeds: list[int], runs: int,
                     res[name + " rss"] = max(x[2] for x in got)
                     if tidy and name != "tidy":
                         res[name + " / tidy"] = round(statistics.median(
-                            a[0] / b[0] for a, b in zip(got, samples["tidy"])), 3)
+                            a[0] / b[0] for a, b in zip(got, samples["tidy"], strict=False)), 3)
                 rows.append(res)
                 print(json.dumps(res), flush=True)
     (OUT / "processes.json").write_text(json.dumps(rows, indent=1))

@@ -50,7 +50,7 @@ def ensure_library(n: int) -> Path:
 
 def run_pipe(args: list[str], env: dict) -> float:
     t = time.perf_counter()
-    p = subprocess.run(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.run(args, env=env, capture_output=True)
     dt = time.perf_counter() - t
     if p.returncode != 0:
         raise SystemExit(f"{args} failed: {p.stderr.decode()[:500]}")

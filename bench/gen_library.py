@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from pathlib import Path
 
 WORDS = (
     "learning deep neural network model training inference memory graph scalable "
@@ -119,7 +120,7 @@ def near_duplicate(rec: dict, key: str, rng: random.Random) -> str:
     return entry_text(key, etype, fields)
 
 
-def ensure_library(n: int, out_dir: "Path | None" = None) -> "Path":
+def ensure_library(n: int, out_dir: Path | None = None) -> Path:
     """bench/out/lib-N.bib (generated with the default seed on first use)."""
     import subprocess
     import sys

@@ -48,7 +48,7 @@ import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 BIBTEX = "bibtex"
 
@@ -163,7 +163,7 @@ def _swap(text: str, src: str, dst: str) -> str:
     """Replace every case-insensitive occurrence of ``src`` by ``dst``, letter case kept
     position by position."""
     def one(m: re.Match) -> str:
-        return "".join(d.upper() if c.isupper() else d for c, d in zip(m.group(), dst))
+        return "".join(d.upper() if c.isupper() else d for c, d in zip(m.group(), dst, strict=False))
     return re.sub(re.escape(src), one, text, flags=re.IGNORECASE)
 
 

@@ -168,9 +168,9 @@ def test_a_lock_held_too_long_times_out_with_a_clear_error(lib_path, monkeypatch
         before = lib_path.read_bytes()
         monkeypatch.setenv("PUBCLI_LOCK_TIMEOUT", "1")
         told = []
-        with pytest.raises(LockTimeout) as info:
-            with store.transaction(lib_path, on_wait=told.append) as lib:
-                lib.add(Record("never2024", "misc", {"title": "x"}))
+        with pytest.raises(LockTimeout) as info, \
+                store.transaction(lib_path, on_wait=told.append) as lib:
+            lib.add(Record("never2024", "misc", {"title": "x"}))
         assert len(told) == 1
         message = info.value.format()
         assert message.startswith(f"{lib_path}: another process has held the lock ")

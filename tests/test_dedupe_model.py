@@ -71,7 +71,7 @@ def test_groups_do_not_depend_on_the_keys(seed, monkeypatch):
     names = [f"x{n:04d}" for n in range(len(records))]
     for attempt in range(3):
         rng.shuffle(names)
-        renamed = {r.key: name for r, name in zip(records, names)}
+        renamed = {r.key: name for r, name in zip(records, names, strict=True)}
         copy = [r.copy(key=renamed[r.key]) for r in records]
         if attempt:
             rng.shuffle(copy)

@@ -46,7 +46,7 @@ HANDMADE = [
     b"@misc{dup, title={one}}\n@misc{DUP, title={two}}\n@misc{df, title={a}, title={b}}\n",
     "@misc{unicode2024, author = {Sören Ærø and 中文 名字}, title = {Ünïcödé — “quotes”},\n"
     "  keywords = {Artificial intelligence, Systems and networking}, featured = {true}}\n"
-    .encode("utf-8"),
+    .encode(),
     b"Free text before.\n@misc{a, title = {unclosed\n@misc{b, title = {after}}\n}}} stray\n",
 ]
 

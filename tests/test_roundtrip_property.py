@@ -87,7 +87,7 @@ CONCAT_SEP = st.sampled_from([" # ", "#", " #\n  ", "\t# "])
 def _concat(parts_and_seps):
     parts, seps = parts_and_seps
     out = parts[0]
-    for sep, p in zip(seps, parts[1:]):
+    for sep, p in zip(seps, parts[1:], strict=False):
         out += sep + p
     return out
 
@@ -279,7 +279,7 @@ def test_editing_one_entry_changes_only_that_entrys_bytes(doc, data):
     assert len(store.loads(out).failed) == len(lib.failed)
     assert len(after) == len(before)
     assert after[position] == (new_key, new_type, fields)
-    for j, (was, now) in enumerate(zip(before, after)):
+    for j, (was, now) in enumerate(zip(before, after, strict=True)):
         if j != position:
             assert now == was
 
@@ -362,7 +362,7 @@ def test_the_plain_reader_takes_the_entries_fmt_writes():
            " month = {May}, journal = v}\n@misc{b,\n    note = \"x\"}\n")
     lib = store.loads(doc)
     plan = fmt.plan(lib, bibtex.DEFAULT_FORM)
-    new = "\n\n".join(text for (_, _, text), reads in zip(plan.edits, plan.expected) if reads)
+    new = "\n\n".join(text for (_, _, text), reads in zip(plan.edits, plan.expected, strict=True) if reads)
     assert bibtex.read_plain(new, lib.macros) == [e for reads in plan.expected for e in reads]
 
 

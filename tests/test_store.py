@@ -260,10 +260,9 @@ def test_two_processes_adding_at_once_lose_nothing(library):
 
 def test_transaction_discards_edits_when_the_block_fails(library):
     before = library.read_bytes()
-    with pytest.raises(RuntimeError):
-        with store.transaction(library) as lib:
-            lib.add(Record("x1", "misc", {"title": "x"}))
-            raise RuntimeError("user code failed")
+    with pytest.raises(RuntimeError), store.transaction(library) as lib:
+        lib.add(Record("x1", "misc", {"title": "x"}))
+        raise RuntimeError("user code failed")
     assert library.read_bytes() == before
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 
 class ExitCode(IntEnum):

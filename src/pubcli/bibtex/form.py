@@ -234,7 +234,7 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
         fields, values, type_written = entry.fields, entry.values, entry.type_written
     indent = form.indent if form.indent is not None else indent
     changed: dict[str, str | None] = {}
-    pairs: Iterable[tuple[tuple[str, str], list[tuple[str, str]] | None]] = zip(fields, values)
+    pairs: Iterable[tuple[tuple[str, str], list[tuple[str, str]] | None]] = zip(fields, values, strict=True)
     if form.drop:
         drop = form.drop
         kept = []

@@ -70,7 +70,7 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
     seen: set[str] = set()
     written = src.written(raw) or ()
     n = len(written)
-    for i, ((name, value_written), (nstart, vstart, vend)) in enumerate(zip(written, spans)):
+    for i, ((name, _value_written), (nstart, vstart, vend)) in enumerate(zip(written, spans, strict=True)):
         lname = name.lower()
         first_time = lname not in seen
         seen.add(lname)

@@ -14,7 +14,8 @@ import importlib
 import contextlib
 import sys
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import typer
 from typer.core import TyperGroup
@@ -82,7 +83,7 @@ class PubcliGroup(TyperGroup):
         if sys.stdin is None:  # started with stdin closed (<&-): reads as empty, never hangs
             import os
 
-            sys.stdin = open(os.devnull, encoding="utf-8")
+            sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - the process's stdin
         from ..store.files import write_count
 
         writes_before = write_count()
@@ -211,7 +212,7 @@ app = typer.Typer(
 def _root(ctx: typer.Context,
           version: bool = typer.Option(False, "--version", help="Show the version and exit.",
                                        is_eager=True),
-          library: Optional[Path] = typer.Option(
+          library: Path | None = typer.Option(
               None, "--library", "-l", metavar="PATH",
               help="The .bib file, for every command (default: $PUBCLI_LIBRARY, else "
                    "data/library.bib found from here upward)."),

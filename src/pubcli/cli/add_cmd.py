@@ -5,44 +5,43 @@ from __future__ import annotations
 import sys
 from functools import partial
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
 from . import common
 
 def add_command(
-    identifier: Optional[str] = typer.Argument(
+    identifier: str | None = typer.Argument(
         None, metavar="[ID_OR_URL]",
         help="Fetch the entry for a DOI, arXiv id or ISBN, or a doi.org / arxiv.org URL."),
-    type_: Optional[str] = typer.Option(None, "--type", "-t",
+    type_: str | None = typer.Option(None, "--type", "-t",
                                         help="Entry type: inproceedings, article, techreport, "
                                              "misc... (default: inproceedings with --venue, "
                                              "else misc)."),
-    title: Optional[str] = typer.Option(None, "--title", help="The title."),
-    author: Optional[List[str]] = typer.Option(None, "--author",
+    title: str | None = typer.Option(None, "--title", help="The title."),
+    author: list[str] | None = typer.Option(None, "--author",
                                                help="An author, 'First Last' or 'Last, First' "
                                                     "(repeatable, or 'A and B')."),
-    year: Optional[str] = typer.Option(None, "--year", "-y", help="Year of publication (YYYY)."),
-    month: Optional[str] = typer.Option(None, "--month", help="Month: name or number."),
-    venue: Optional[str] = typer.Option(None, "--venue",
+    year: str | None = typer.Option(None, "--year", "-y", help="Year of publication (YYYY)."),
+    month: str | None = typer.Option(None, "--month", help="Month: name or number."),
+    venue: str | None = typer.Option(None, "--venue",
                                         help="Where it appeared; stored as booktitle, journal, "
                                              "institution, school... by type."),
-    doi: Optional[str] = typer.Option(None, "--doi",
+    doi: str | None = typer.Option(None, "--doi",
                                       help="DOI (10.xxxx/... or a doi.org URL); alone (without "
                                            "--title/--author) the entry is fetched from it."),
-    arxiv: Optional[str] = typer.Option(None, "--arxiv", help="Fetch the entry from arXiv."),
-    isbn: Optional[str] = typer.Option(None, "--isbn", help="Fetch the entry from Open Library."),
-    url: Optional[str] = typer.Option(None, "--url", help="A link to the paper."),
-    area: Optional[List[str]] = typer.Option(None, "--area", "-a",
+    arxiv: str | None = typer.Option(None, "--arxiv", help="Fetch the entry from arXiv."),
+    isbn: str | None = typer.Option(None, "--isbn", help="Fetch the entry from Open Library."),
+    url: str | None = typer.Option(None, "--url", help="A link to the paper."),
+    area: list[str] | None = typer.Option(None, "--area", "-a",
                                              help="A research area (repeatable)."),
-    field: Optional[List[str]] = typer.Option(None, "--field", metavar="NAME=VALUE",
+    field: list[str] | None = typer.Option(None, "--field", metavar="NAME=VALUE",
                                               help="Any other field (repeatable)."),
-    key: Optional[str] = typer.Option(None, "--key",
+    key: str | None = typer.Option(None, "--key",
                                       help="Citation key (default: lastname + year + first "
                                            "title word, made unique)."),
     featured: bool = typer.Option(False, "--featured", help="Mark it featured."),
-    from_: Optional[str] = typer.Option(None, "--from", metavar="FILE.bib",
+    from_: str | None = typer.Option(None, "--from", metavar="FILE.bib",
                                         help="Add the entries of a BibTeX file ('-': stdin)."),
     new: bool = typer.Option(False, "--new", help="Accept an area not in the vocabulary yet."),
     strict: bool = typer.Option(False, "--strict",
@@ -52,12 +51,12 @@ def add_command(
     force: bool = typer.Option(False, "--force",
                                help="Add even if the type is unknown or it looks like a "
                                     "duplicate."),
-    interactive: Optional[bool] = typer.Option(
+    interactive: bool | None = typer.Option(
         None, "--interactive/--no-interactive",
         help="Prompt for missing required fields (default: when stdin is a terminal)."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Print the BibTeX that would be appended; write nothing."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Add a publication to the library.
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -22,7 +21,7 @@ def areas_command(
         AreasFormat.text, "--format", "-f",
         help="text: a table on a terminal, 'AREA<tab>COUNT' lines when piped; "
              "json: [{area, count, configured}]."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """List the research areas and how many publications each has.
 

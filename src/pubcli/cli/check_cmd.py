@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -19,7 +18,7 @@ class CheckFormat(str, Enum):
 
 
 def check_command(
-    files: Optional[List[Path]] = typer.Argument(
+    files: list[Path] | None = typer.Argument(
         None, metavar="[FILE]...",
         help="The .bib files to check (default: the library, see --library)."),
     format: CheckFormat = typer.Option(
@@ -28,7 +27,7 @@ def check_command(
              "objects; github: workflow annotations (::error / ::warning)."),
     dedupe: bool = typer.Option(False, "--dedupe",
                                 help="Also report entries that look like the same publication."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> int:
     """Check the library: parse errors, duplicate keys, missing required fields,
     malformed years, dates, DOIs and URLs, areas outside the configured list.

@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -19,7 +19,7 @@ LibraryOpt = typer.Option(None, "--library", "-l", metavar="PATH",
                                "found from here upward).")
 
 
-def library_path(explicit: Optional[Path]) -> Path:
+def library_path(explicit: Path | None) -> Path:
     """The library: the command's ``-l``, else the root's (``pubcli -l PATH CMD``), else
     $PUBCLI_LIBRARY or data/library.bib found upward."""
     if explicit is None:
@@ -42,13 +42,12 @@ def note(message: str) -> None:
 
 def report_problems(lib) -> None:
     """Tell the user (on stderr) about blocks kept verbatim and other load problems."""
-    shown = 0
-    for p in lib.problems:
+    problems = lib.problems
+    for shown, p in enumerate(problems):
         if shown == 20:
-            warn(f"{lib.path}: {len(lib.problems) - 20} more problems; run 'pubcli check'")
+            warn(f"{lib.path}: {len(problems) - 20} more problems; run 'pubcli check'")
             break
         warn(f"{lib.path}:{p.line}: {p.message}")
-        shown += 1
 
 
 def is_terminal(stream: Any, *, override: bool = False) -> bool:

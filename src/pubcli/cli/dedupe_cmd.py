@@ -7,7 +7,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -29,7 +29,7 @@ class DedupeFormat(str, Enum):
 
 
 def dedupe_command(
-    files: Optional[List[Path]] = typer.Argument(
+    files: list[Path] | None = typer.Argument(
         None, metavar="[FILE.bib]...",
         help="Libraries to check (as pre-commit passes them); default: the library."),
     check: bool = typer.Option(False, "--check",
@@ -46,17 +46,17 @@ def dedupe_command(
                                   "the published, most complete entry."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="With --merge: show the merged entries, write nothing."),
-    threshold: Optional[float] = typer.Option(
+    threshold: float | None = typer.Option(
         None, "--threshold", metavar="0-100",
         help=f"Match probability (percent) a pair needs (default {_DEFAULT_THRESHOLD}); "
              "lower finds more, with more risk."),
-    explain: Optional[Tuple[str, str]] = typer.Option(
+    explain: tuple[str, str] | None = typer.Option(
         None, "--explain", metavar="KEY1 KEY2",
         help="Say why two entries do or don't match: each field's weight."),
     weights: bool = typer.Option(False, "--weights",
                                  help="Print the weights estimated for this library "
                                       "(m, u and log2(m/u) per field and level)."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> int:
     """Find entries that describe the same work, even when written differently.
 
@@ -131,7 +131,7 @@ def dedupe_command(
     return 1 if (check and found) else 0
 
 
-def _detect(path: Path, threshold: float | None) -> tuple["Library", list["Group"]]:
+def _detect(path: Path, threshold: float | None) -> tuple[Library, list[Group]]:
     from .. import store
 
     lib = store.load(path)
@@ -139,7 +139,7 @@ def _detect(path: Path, threshold: float | None) -> tuple["Library", list["Group
     return lib, _groups(path, lib, threshold)
 
 
-def _groups(path: Path, lib: "Library", threshold: float | None) -> list["Group"]:
+def _groups(path: Path, lib: Library, threshold: float | None) -> list[Group]:
     from pubcli import dedupe
     from pubcli.usecases import distinct
 
@@ -171,7 +171,7 @@ def _stderr_console():
 
 
 # ---------------------------------------------------------------- output
-def _show(path: Path, groups: list["Group"], fmt: DedupeFormat) -> None:
+def _show(path: Path, groups: list[Group], fmt: DedupeFormat) -> None:
     """Each group: a heading, its entries (a table on a wide terminal, stacked on a
     narrow one, tab-separated when piped: :func:`common.print_rows`) and the links'
     evidence, all cleaned of control characters."""
@@ -193,7 +193,7 @@ def _show(path: Path, groups: list["Group"], fmt: DedupeFormat) -> None:
         out.flush()
 
 
-def _show_on_stderr(n: int, total: int, g: "Group") -> None:
+def _show_on_stderr(n: int, total: int, g: Group) -> None:
     """One group for the --merge dialogue (on stderr: stdout stays data)."""
     from ..render import duplicates as shown
     from ..render import table
@@ -210,7 +210,7 @@ def _show_on_stderr(n: int, total: int, g: "Group") -> None:
 
 
 # ---------------------------------------------------------------- explain, weights
-def _report(path: Path, threshold: float | None, explain: Optional[Tuple[str, str]],
+def _report(path: Path, threshold: float | None, explain: tuple[str, str] | None,
             weights: bool, fmt: DedupeFormat) -> int:
     from pubcli import dedupe, store
     from pubcli.usecases import refs
@@ -277,7 +277,7 @@ def _merged_notes(results, dry_run: bool) -> None:
         common.note(f"{verb} {', '.join(result.dropped_keys)} into {result.record.key}")
 
 
-def _merge_asking(path: Path, lib: "Library", groups: list["Group"], *, dry_run: bool) -> int:
+def _merge_asking(path: Path, lib: Library, groups: list[Group], *, dry_run: bool) -> int:
     from pubcli import dedupe, store
     from pubcli.usecases import distinct, editing
     from . import dialogues

@@ -13,7 +13,8 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import replace
-from typing import Callable, Sequence, TypeVar
+from typing import TypeVar
+from collections.abc import Callable, Sequence
 
 from ..errors import PubcliError, ValidationError
 from . import common

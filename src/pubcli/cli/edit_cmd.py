@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -14,15 +13,15 @@ def edit_command(
     key: str = typer.Argument(..., metavar="KEY",
                               help="The entry's key (KEY@LINE picks one of several entries "
                                    "with the same key)."),
-    set_: Optional[List[str]] = typer.Option(None, "--set", metavar="FIELD=VALUE",
+    set_: list[str] | None = typer.Option(None, "--set", metavar="FIELD=VALUE",
                                              help="Set a field, without an editor "
                                                   "(repeatable)."),
-    unset: Optional[List[str]] = typer.Option(None, "--unset", metavar="FIELD",
+    unset: list[str] | None = typer.Option(None, "--unset", metavar="FIELD",
                                               help="Remove a field, without an editor "
                                                    "(repeatable)."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Show the diff; write nothing."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Edit one entry: in $VISUAL or $EDITOR, or with --set / --unset.
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -24,7 +23,7 @@ class SortBy(str, Enum):
 
 
 def fmt_command(
-    targets: Optional[List[str]] = typer.Argument(
+    targets: list[str] | None = typer.Argument(
         None, metavar="[KEY|FILE]...",
         help="Only these entries (every entry with the key); an argument that names an "
              "existing .bib file formats that file instead of the library (as pre-commit "
@@ -36,14 +35,14 @@ def fmt_command(
                                                     "what would change."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Write nothing; say what would change."),
-    sort: Optional[SortBy] = typer.Option(
+    sort: SortBy | None = typer.Option(
         None, "--sort", help="Also put entries in order: key, year (newest first) or type "
                              "(default: [fmt] sort, else off)."),
     format: FmtFormat = typer.Option(
         FmtFormat.text, "--format", "-f",
         help="How --check names entries: text ('file:line: warning: ...') or github "
              "(workflow annotations)."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> int:
     """Rewrite the entries that are not in the canonical form ([fmt] in pubcli.toml:
     indent, {} or "", = alignment, field order, month macros, page dashes, bare DOIs,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -25,7 +24,7 @@ def import_command(
     format_: InputFormat = typer.Option(InputFormat.auto, "--format", "-f",
                                         help="How to read FILE (auto: a .bib name or @entries "
                                              "in it mean BibTeX, else a text listing)."),
-    area: Optional[List[str]] = typer.Option(None, "--area", "-a",
+    area: list[str] | None = typer.Option(None, "--area", "-a",
                                              help="File every imported entry under this "
                                                   "research area (repeatable)."),
     new: bool = typer.Option(False, "--new", help="Accept an area not in the vocabulary yet."),
@@ -49,7 +48,7 @@ def import_command(
                                      "instead of importing them with a warning."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Show what would happen; write nothing."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Import publications from a .bib file or a listing copied from a web page.
 

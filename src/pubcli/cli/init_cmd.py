@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -16,9 +15,9 @@ HEADER = ("% Publication list managed with pubcli.\n"
 
 def init_command(
     path: Path = typer.Argument(Path("data/library.bib"), help="Where to create the library."),
-    owner: Optional[str] = typer.Option(None, "--owner", help="Your name, as in author lists."),
-    role: Optional[str] = typer.Option(None, "--role", help="Your role, for exported pages."),
-    area: Optional[List[str]] = typer.Option(None, "--area", "-a",
+    owner: str | None = typer.Option(None, "--owner", help="Your name, as in author lists."),
+    role: str | None = typer.Option(None, "--role", help="Your role, for exported pages."),
+    area: list[str] | None = typer.Option(None, "--area", "-a",
                                              help="A research area (repeatable; order kept)."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Say what would be created; write nothing."),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -24,18 +23,18 @@ def list_command(
              "when piped (with --style: one reference per line); line: key, year, first "
              "author, title, one short line each; json, csv, keys, bibtex, "
              "csl-json: for programs."),
-    area: Optional[List[str]] = common.AreaOpt,
-    type_: Optional[List[str]] = common.TypeOpt,
-    year: Optional[str] = common.YearOpt,
-    author: Optional[List[str]] = common.AuthorOpt,
-    search: Optional[str] = common.SearchOpt,
-    owner: Optional[str] = typer.Option(None, "--owner",
+    area: list[str] | None = common.AreaOpt,
+    type_: list[str] | None = common.TypeOpt,
+    year: str | None = common.YearOpt,
+    author: list[str] | None = common.AuthorOpt,
+    search: str | None = common.SearchOpt,
+    owner: str | None = typer.Option(None, "--owner",
                                         help="Name to highlight in author lists "
                                              "(default: owner in pubcli.toml)."),
-    style: Optional[CitationStyle] = StyleOpt,
-    csl: Optional[Path] = CslOpt,
+    style: CitationStyle | None = StyleOpt,
+    csl: Path | None = CslOpt,
     no_pager: bool = common.NoPagerOpt,
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """List the publications, grouped by year, area, type or venue.
 
@@ -89,7 +88,7 @@ def list_command(
         sys.stdout.write(text)
 
 
-def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) -> str:
+def _render(groups, by: GroupBy, format: ListFormat, owner: str | None, lib) -> str:
     """The listing in ``format``, laid out for where stdout goes."""
     from .. import render, store
 

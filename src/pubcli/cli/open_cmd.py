@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -17,13 +16,13 @@ def open_command(
     key: str = typer.Argument(..., metavar="KEY",
                               help="The entry's key (a unique prefix will do; KEY@LINE "
                                    "picks one of several entries with the same key)."),
-    what: Optional[str] = typer.Option(None, "--what", metavar="WHAT",
+    what: str | None = typer.Option(None, "--what", metavar="WHAT",
                                        help="What to open: file, pdf, doi, url, arxiv, code, "
                                             "slides, video... (default: the first of file, "
                                             "pdf, doi, url, arxiv the entry has)."),
     print_: bool = typer.Option(False, "--print",
                                 help="Print the address instead of opening it."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Open an entry's file, PDF, DOI, URL or code with the system's opener
     (xdg-open, open, or the Windows shell).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -12,14 +11,14 @@ from . import common
 
 
 def remove_command(
-    keys: List[str] = typer.Argument(..., metavar="KEY...",
+    keys: list[str] = typer.Argument(..., metavar="KEY...",
                                      help="Citation keys (KEY@LINE picks one of several "
                                           "entries with the same key)."),
     yes: bool = typer.Option(False, "--yes",
                              help="Do not ask (needed when stdin is not a terminal)."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Show what would be removed; write nothing."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Remove entries from the library; only their text is cut from the file.
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -19,7 +18,7 @@ def rename_command(
                                 help="Do not keep OLD in the entry's biblatex 'ids' field."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Show the change; write nothing."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Change an entry's citation key; only that entry's text is rewritten.
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -19,14 +18,14 @@ class ShowFormat(str, Enum):
 
 
 def show_command(
-    keys: List[str] = typer.Argument(..., metavar="KEY...",
+    keys: list[str] = typer.Argument(..., metavar="KEY...",
                                      help="Citation keys (KEY@LINE picks one of several "
                                           "entries with the same key)."),
     format: ShowFormat = typer.Option(ShowFormat.text, "--format", "-f",
                                       help="text: every field as a reader sees it (LaTeX as "
                                            "Unicode); bibtex: the entry's text as in the file; "
                                            "json: fields as written and as text."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Show entries in full: every field, the research areas, the file and line.
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -12,24 +11,24 @@ from . import common
 
 
 def sync_command(
-    orcid: Optional[str] = typer.Option(None, "--orcid", metavar="ORCID",
+    orcid: str | None = typer.Option(None, "--orcid", metavar="ORCID",
                                         help="An ORCID iD (0000-0002-1825-0097)."),
-    dblp: Optional[str] = typer.Option(None, "--dblp", metavar="PID",
+    dblp: str | None = typer.Option(None, "--dblp", metavar="PID",
                                        help="A DBLP person id (251/3272) or its dblp.org URL."),
-    openalex: Optional[str] = typer.Option(None, "--openalex", metavar="ID",
+    openalex: str | None = typer.Option(None, "--openalex", metavar="ID",
                                            help="An OpenAlex author id (A5023888391)."),
     apply: bool = typer.Option(False, "--apply",
                                help="Write the changes (default: only show them)."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Only show the changes (the default; not with --apply)."),
-    area: Optional[List[str]] = typer.Option(None, "--area", "-a",
+    area: list[str] | None = typer.Option(None, "--area", "-a",
                                              help="A research area for the new entries "
                                                   "(repeatable)."),
     new: bool = typer.Option(False, "--new", help="Accept an area not in the vocabulary yet."),
     explain: bool = typer.Option(False, "--explain",
                                  help="Show which source gave which field of each entry "
                                       "added or changed."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Compare a researcher's works at ORCID, DBLP and OpenAlex with the library.
 

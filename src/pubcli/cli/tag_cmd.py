@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional, Tuple
 
 import typer
 
@@ -12,18 +11,18 @@ from . import common
 
 
 def tag_command(
-    keys: Optional[List[str]] = typer.Argument(
+    keys: list[str] | None = typer.Argument(
         None, metavar="[KEY]...",
         help="Citation keys of the entries to change (KEY@LINE picks one of several entries "
              "with that key)."),
-    add: Optional[List[str]] = typer.Option(None, "--add", metavar="AREA",
+    add: list[str] | None = typer.Option(None, "--add", metavar="AREA",
                                             help="Add this research area (repeatable)."),
-    remove: Optional[List[str]] = typer.Option(None, "--remove", metavar="AREA",
+    remove: list[str] | None = typer.Option(None, "--remove", metavar="AREA",
                                                help="Remove this research area (repeatable)."),
-    rename: Optional[Tuple[str, str]] = typer.Option(
+    rename: tuple[str, str] | None = typer.Option(
         None, "--rename", metavar="OLD NEW",
         help="Rename an area in every entry of the library (merges into NEW if present)."),
-    featured: Optional[bool] = typer.Option(None, "--featured/--not-featured",
+    featured: bool | None = typer.Option(None, "--featured/--not-featured",
                                             help="Set or clear the featured marker."),
     new: bool = typer.Option(False, "--new",
                              help="Accept an area that is not in the vocabulary yet, and "
@@ -31,15 +30,15 @@ def tag_command(
     all_: bool = typer.Option(False, "--all",
                               help="Confirm a change to every entry the filters select "
                                    "(alone: every entry)."),
-    area: Optional[List[str]] = typer.Option(None, "--area", "-a",
+    area: list[str] | None = typer.Option(None, "--area", "-a",
                                              help="Select entries in this area (repeatable)."),
-    type_: Optional[List[str]] = common.TypeOpt,
-    year: Optional[str] = common.YearOpt,
-    author: Optional[List[str]] = common.AuthorOpt,
-    search: Optional[str] = common.SearchOpt,
+    type_: list[str] | None = common.TypeOpt,
+    year: str | None = common.YearOpt,
+    author: list[str] | None = common.AuthorOpt,
+    search: str | None = common.SearchOpt,
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Show what would change; write nothing."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """File entries under research areas, or mark them featured.
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -16,7 +15,7 @@ def undo_command(
                                                      "change nothing."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Say what would be undone; write nothing."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Undo pubcli's last write to the library: its exact bytes before it come back.
 

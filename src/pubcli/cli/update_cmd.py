@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -12,19 +11,19 @@ from . import common
 
 
 def update_command(
-    keys: Optional[List[str]] = typer.Argument(None, metavar="[KEY]...",
+    keys: list[str] | None = typer.Argument(None, metavar="[KEY]...",
                                                help="Citation keys of the entries to update."),
-    overwrite: Optional[List[str]] = typer.Option(
+    overwrite: list[str] | None = typer.Option(
         None, "--overwrite", metavar="FIELD",
         help="Replace this field's value by the fetched one (repeatable; 'type' too)."),
-    area: Optional[List[str]] = common.AreaOpt,
-    type_: Optional[List[str]] = common.TypeOpt,
-    year: Optional[str] = common.YearOpt,
-    author: Optional[List[str]] = common.AuthorOpt,
-    search: Optional[str] = common.SearchOpt,
+    area: list[str] | None = common.AreaOpt,
+    type_: list[str] | None = common.TypeOpt,
+    year: str | None = common.YearOpt,
+    author: list[str] | None = common.AuthorOpt,
+    search: str | None = common.SearchOpt,
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Show the changes; write nothing."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Fill entries' missing fields from Crossref and arXiv; upgrade preprints.
 

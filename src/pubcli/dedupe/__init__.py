@@ -33,7 +33,7 @@ again.
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from pubcli.local import gcpause
 from pubcli.schema.model import Record

@@ -14,7 +14,8 @@ from __future__ import annotations
 import bisect
 import re
 from functools import lru_cache
-from typing import Callable, Iterator, Sequence, overload
+from typing import overload
+from collections.abc import Callable, Iterator, Sequence
 
 from pubcli.schema.model import Record
 from .evidence import Features, sorted_words
@@ -128,7 +129,7 @@ class Index:
             got = self._series[s.title] = _is_series(self._subtitled.get(s.title, set()))
         return got
 
-    def _blob(self, name: str) -> "_Blob":
+    def _blob(self, name: str) -> _Blob:
         """All records' identifier-bearing text, or all titles, as one searchable string
         (built once per index; a search is then one C-speed ``str.find`` loop)."""
         blob = self._blobs.get(name)

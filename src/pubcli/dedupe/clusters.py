@@ -10,7 +10,8 @@ on). The result does not depend on the order of the input.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Generic, Sequence, TypeVar
+from typing import Generic, TypeVar
+from collections.abc import Callable, Sequence
 
 L = TypeVar("L")
 #: Above this many cross pairs, a join is checked on a sample of them only.

@@ -10,7 +10,7 @@ pairs in this library)``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from .evidence import Veto
 from .levels import Field

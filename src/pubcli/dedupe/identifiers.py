@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from pubcli.schema import values
 from pubcli.schema.identifiers import arxiv_of

@@ -16,7 +16,7 @@ import hashlib
 import math
 from array import array
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from pubcli.local import gcpause
 from pubcli.schema.model import Record
@@ -273,7 +273,7 @@ class Matcher:
                 or any(not isinstance(x, list) or len(x) != n
                        or not all(isinstance(t, str) for t in x) for x in (mains, sorted_titles)):
             return None
-        return model, set(zip(first, second)), list(order), titles, mains, sorted_titles
+        return model, set(zip(first, second, strict=False)), list(order), titles, mains, sorted_titles
 
     def _to_cache(self) -> None:
         from ..store import cache
@@ -347,7 +347,7 @@ class Matcher:
         model = self.model
         cheap = cheap_levels(a, b)
         total = bound
-        for f, level in zip(CHEAP_FIELDS, cheap):
+        for f, level in zip(CHEAP_FIELDS, cheap, strict=True):
             total += model.weight(f, level)
         if total + self._best_title < need:
             return True  # no title could make up for the rest

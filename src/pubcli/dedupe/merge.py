@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from collections.abc import Sequence
 
 from pubcli.schema.keys import split_keys
 from pubcli.schema.model import AREA_FIELD, Record, join_areas, split_areas

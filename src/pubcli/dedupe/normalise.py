@@ -9,7 +9,7 @@ import html
 import re
 from collections import Counter
 from functools import lru_cache
-from typing import Sequence
+from collections.abc import Sequence
 
 from rapidfuzz import fuzz as _fuzz
 from rapidfuzz.distance import OSA as _OSA

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
-from typing import Sequence
+from collections.abc import Sequence
 
 from pubcli.schema.names import split_authors, split_top_level
 from .normalise import _OSA, _latex_for_matching, _normalise, normalise, repair_mojibake
@@ -218,9 +218,7 @@ def person_match(a: Person, b: Person) -> bool:
     # swapped: one side's family name is the other's given name
     if gb and set(la) & set(gb) and (not ia or not lb or lb[0][:1] == ia):
         return True
-    if ga and set(lb) & set(ga) and (not ib or not la or la[0][:1] == ib):
-        return True
-    return False
+    return bool(ga and set(lb) & set(ga) and (not ib or not la or la[0][:1] == ib))
 
 
 _person_match = person_match

@@ -112,7 +112,7 @@ def venue_relation(a: str, b: str) -> str:
         return "same"
     if long_[:len(short)] == short or long_[-len(short):] == short:
         return "unclear"
-    if len(short) < len(long_) and all(_abbreviates(x, y) for x, y in zip(short, long_)):
+    if len(short) < len(long_) and all(_abbreviates(x, y) for x, y in zip(short, long_, strict=False)):
         return "unclear"  # "VLDB J." / "The VLDB Journal: the international journal on ..."
     if len(short) <= 2 and set(short) <= set(long_) and any(len(w) >= 4 for w in short):
         return "unclear"  # "SIGMOD Conference" / "Proc. ACM SIGMOD Conf. on Management of Data"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from enum import IntEnum
 
@@ -294,7 +294,7 @@ class Model:
                 "support": {f.value: list(v) for f, v in self.support.items()}}
 
     @classmethod
-    def from_data(cls, data: dict) -> "Model":
+    def from_data(cls, data: dict) -> Model:
         """The model :meth:`to_data` gave (KeyError, TypeError or ValueError when
         ``data`` is not one)."""
         def per_field(d: dict) -> dict[Field, list[float]]:
@@ -356,7 +356,7 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
     prior_m = {f: np.array(PRIOR_MU[f][0]) * STRENGTH_M for f in FIELDS}
     prior_u = {f: np.array(PRIOR_MU[f][1]) * STRENGTH_U for f in FIELDS}
     it = 0
-    for it in range(1, iterations + 1):
+    for it in range(1, iterations + 1):  # noqa: B007 - read after the loop
         logit = np.full(len(data), math.log(lam / (1 - lam)))
         for j, f in enumerate(FIELDS):
             lr = np.log(m[f] / u[f])

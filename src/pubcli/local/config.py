@@ -62,12 +62,12 @@ class Config:
     openalex: str | None = None
     private_fields: list[str] = field(default_factory=list)
     max_authors: int = 10
-    fmt: "Form" = field(default_factory=lambda: _default_form())
+    fmt: Form = field(default_factory=lambda: _default_form())
     git: bool = False  # commit each write of the library in its git repository
     path: Path | None = None  # the file the settings came from
 
 
-def _default_form() -> "Form":
+def _default_form() -> Form:
     from pubcli.bibtex.form import DEFAULT_FORM
 
     return DEFAULT_FORM
@@ -179,7 +179,7 @@ _FMT_CHOICES = {"delimiters": ("braces", "quotes"), "sort": ("none", "key", "yea
 _FMT_FLAGS = ("align", "trailing_comma", "lowercase", "months", "pages", "bare_doi")
 
 
-def form_from(table: dict[str, Any], path: Path | None = None) -> "Form":
+def form_from(table: dict[str, Any], path: Path | None = None) -> Form:
     """The :class:`~pubcli.bibtex.form.Form` a ``[fmt]`` table describes (see the
     module docstring); a wrong key or value is a ConfigError naming it."""
     from pubcli.bibtex.form import Form

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from typing import Iterator
+from collections.abc import Iterator
 
 FREEZE_AT = 50_000  # objects tracked since the pause began
 

@@ -13,7 +13,8 @@ import marshal
 import os
 import re
 from pathlib import Path
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
+from collections.abc import Sequence
 
 from pubcli.local import cachedir
 
@@ -29,7 +30,7 @@ class Index(NamedTuple):
     areas: list[str] | None  # None: not scanned yet (only an area completion needs them)
 
     @classmethod
-    def of(cls, entries: Sequence[tuple[str, int, str]], areas: list[str] | None) -> "Index":
+    def of(cls, entries: Sequence[tuple[str, int, str]], areas: list[str] | None) -> Index:
         return cls("".join(f"\n{k.casefold()}\t{k}\t{n}\t{t}" for k, n, t in entries) + "\n",
                    areas)
 

@@ -49,7 +49,7 @@ class ResponseCache:
         self._clock = clock
 
     def _file(self, url: str, accept: str) -> Path:
-        digest = hashlib.sha256(f"{accept}\n{url}".encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(f"{accept}\n{url}".encode()).hexdigest()
         return self.folder / f"{digest[:2]}" / f"{digest}.json"
 
     def get(self, url: str, accept: str) -> tuple[int, dict[str, str], bytes] | None:

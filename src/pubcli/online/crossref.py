@@ -15,7 +15,8 @@ names are the same with single strings instead of lists.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from pubcli.usecases.adding import EntryOptions, normalize_doi
 from . import BadResponse, NotFoundOnline, mapping

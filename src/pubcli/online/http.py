@@ -36,7 +36,8 @@ import threading
 import time
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 from urllib.parse import quote, quote_plus, urlencode, urljoin, urlsplit
 
 from . import BadResponse, NetworkError
@@ -106,7 +107,7 @@ class Client:
     requests: int = 0  # requests actually sent (not served from the cache)
 
     @classmethod
-    def from_environment(cls) -> "Client":
+    def from_environment(cls) -> Client:
         from . import userconfig
 
         cfg = userconfig.load()
@@ -307,7 +308,7 @@ class Client:
                 return status, _kept(headers), b""   # the callers never read it
             body = self._read(resp, headers, end, expired)
             return status, _kept(headers), body
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             raise _Slow from None
         except (OSError, http.client.HTTPException) as exc:
             if expired.is_set() or time.monotonic() >= end:

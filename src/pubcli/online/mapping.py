@@ -30,7 +30,8 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from pubcli.usecases.adding import EntryOptions
 from pubcli.text.encode import escape, protect_case

@@ -9,7 +9,7 @@ import email.utils
 import os
 import re
 import time
-from typing import Mapping
+from collections.abc import Mapping
 from urllib.parse import quote, urlsplit
 
 from ..errors import ConfigError

@@ -13,7 +13,7 @@ other work is *added*, through the checks of ``pubcli add``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from pubcli.usecases.adding import VENUE_TARGET, EntryOptions, order_fields
 from ..errors import PubcliError, ValidationError
@@ -147,7 +147,7 @@ def fetch(client: Client, people: dict[str, str]) -> tuple[list[Work], list[str]
     return works, warnings
 
 
-def _orcid_authors(client: Client, orcid_id: str, works: list["Work"],
+def _orcid_authors(client: Client, orcid_id: str, works: list[Work],
                    warnings: list[str]) -> None:
     """The authors of works only ORCID describes, from its full records, in bulk."""
     from . import orcid
@@ -168,7 +168,7 @@ def _orcid_authors(client: Client, orcid_id: str, works: list["Work"],
         w.rebuild()
 
 
-def _needs_authors(work: "Work") -> bool:
+def _needs_authors(work: Work) -> bool:
     return not work.record.fields.get("author")
 
 
@@ -356,9 +356,9 @@ def gains(old: Record, work: Record) -> dict[str, str]:
     same_kind = old.type == work.type
     names = list(FILLABLE) + ([VENUE_TARGET[old.type]] if old.type in VENUE_TARGET else [])
     for k in names:
-        if k in ("doi", "pages", "volume", "number") or k == VENUE_TARGET.get(old.type):
-            if not same_kind:
-                continue
+        if (k in ("doi", "pages", "volume", "number") or k == VENUE_TARGET.get(old.type)) \
+                and not same_kind:
+            continue
         if work.fields.get(k) and not old.fields.get(k):
             out[k] = work.fields[k]
     if not identifiers.arxiv_of(old.fields) and identifiers.arxiv_of(work.fields):

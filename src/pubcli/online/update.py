@@ -18,7 +18,7 @@ preprint found published becomes the published type with its venue, keeping its
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from collections.abc import Sequence
 
 from pubcli.usecases.adding import VENUE_TARGET, normalize_doi, order_fields
 from ..errors import ValidationError

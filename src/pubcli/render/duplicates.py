@@ -18,12 +18,12 @@ def summary(n: int) -> str:
     return f"{n} group{'s' if n != 1 else ''} of possible duplicates"
 
 
-def heading(n: int, total: int | None, g: "Group") -> str:
+def heading(n: int, total: int | None, g: Group) -> str:
     of = f" of {total}" if total else ""
     return f"Group {n}{of}: {len(g.records)} entries, score {g.score:.0f}"
 
 
-def rows(g: "Group") -> list[list[str]]:
+def rows(g: Group) -> list[list[str]]:
     """One table row per entry: number, key, type, line, year, title, the first people."""
     from ..dedupe import person_strings
     from pubcli.text.latex import to_text
@@ -38,16 +38,16 @@ def rows(g: "Group") -> list[list[str]]:
     return out
 
 
-def evidence(link: "Link") -> str:
+def evidence(link: Link) -> str:
     return f"{link.a.key} ~ {link.b.key}: {'; '.join(link.evidence)} ({link.rule})"
 
 
-def notes(g: "Group") -> list[str]:
+def notes(g: Group) -> list[str]:
     """Why the group holds together (each link's evidence), and what needs a human."""
     return [evidence(link) for link in g.links] + [f"needs a human: {c}" for c in g.conflicts]
 
 
-def json_groups(path: Path, groups: list["Group"]) -> list[dict]:
+def json_groups(path: Path, groups: list[Group]) -> list[dict]:
     from pubcli.text.latex import to_text
 
     return [{
@@ -62,7 +62,7 @@ def json_groups(path: Path, groups: list["Group"]) -> list[dict]:
     } for g in groups]
 
 
-def github(path: Path, groups: list["Group"]) -> str:
+def github(path: Path, groups: list[Group]) -> str:
     """A GitHub Actions warning on each entry's line, naming the entries it duplicates."""
     from .ci import github_annotation
 
@@ -81,7 +81,7 @@ def github(path: Path, groups: list["Group"]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def verdict_data(ka: str, kb: str, v: "Verdict") -> dict:
+def verdict_data(ka: str, kb: str, v: Verdict) -> dict:
     return {"a": ka, "b": kb, "duplicate": v.duplicate, "probability": v.score,
             "weight": round(v.weight, 2), "threshold": v.threshold, "compared": v.compared,
             "place_only": v.place_only is not None,
@@ -91,7 +91,7 @@ def verdict_data(ka: str, kb: str, v: "Verdict") -> dict:
                        for c in v.contributions], "notes": v.notes}
 
 
-def verdict_text(ka: str, kb: str, v: "Verdict") -> str:
+def verdict_text(ka: str, kb: str, v: Verdict) -> str:
     lines = [f"{ka} ~ {kb}: {v.summary}"]
     if v.vetoes and not v.duplicate:
         lines.append(f"  (weighed: match probability {v.score:.1f}%, {v.weight:+.1f} bits)")
@@ -99,15 +99,15 @@ def verdict_text(ka: str, kb: str, v: "Verdict") -> str:
     return "\n".join(lines) + "\n"
 
 
-def weights_data(model: "Model") -> dict:
+def weights_data(model: Model) -> dict:
     from ..dedupe import model_summary, weight_lines
 
     return {"summary": model_summary(model), "prior": model.prior, "pairs": model.pairs,
-            "levels": [dict(zip(("field", "level", "m", "u", "weight", "pairs"), r))
+            "levels": [dict(zip(("field", "level", "m", "u", "weight", "pairs"), r, strict=True))
                        for r in weight_lines(model)]}
 
 
-def weights_text(model: "Model") -> str:
+def weights_text(model: Model) -> str:
     from ..dedupe import model_summary, weight_lines
 
     lines = [model_summary(model),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from pubcli.text.latex import to_text
 from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record

@@ -18,7 +18,7 @@ import csv
 import io
 import json
 import textwrap
-from typing import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from pubcli.usecases.grouping import unique_records
 from pubcli.schema.model import GroupBy, Record

@@ -8,7 +8,8 @@ CLI's own completion, so both answer alike, byte for byte.
 from __future__ import annotations
 
 import re
-from typing import Mapping, NamedTuple, Sequence
+from typing import NamedTuple
+from collections.abc import Mapping, Sequence
 
 from pubcli.usecases.complete import Candidate, split_words
 

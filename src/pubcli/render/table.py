@@ -7,7 +7,7 @@ padding and no ANSI codes. Cells are cleaned (:func:`pubcli.render.text.clean`).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .text import one_line
 
@@ -26,7 +26,7 @@ def stacked(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     blocks = []
     for row in rows:
         blocks.append("".join(f"{h + ':':<{width}} {one_line(c)}\n"
-                              for h, c in zip(headers, row) if c))
+                              for h, c in zip(headers, row, strict=False) if c))
     return "\n".join(blocks)
 
 

@@ -9,7 +9,7 @@ Widths are terminal cells (:func:`pubcli.text.cells.cells`).
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from pubcli.text.cells import cells
 

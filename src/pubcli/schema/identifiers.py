@@ -9,7 +9,7 @@ CSL-JSON, the matcher and the online commands all ask :func:`arxiv_of`.
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 #: new-style (2007-) and old-style (``hep-th/9901001``, ``math.AG/0601001``) arXiv ids
 _NEW = r"\d{4}\.\d{4,5}"

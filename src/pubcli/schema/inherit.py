@@ -9,7 +9,7 @@ listings and on the page; they are never written into the child.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from pubcli.schema.keys import split_keys
 from pubcli.schema.model import Record

@@ -20,7 +20,7 @@ are never recomputed: only new entries get one.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from pubcli.text.fold import fold
 from pubcli.text.latex import to_text

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
 
 # The data model and the value rules live in schema and values; they are re-exported
 # here for the modules and users that read them from the model.
@@ -102,7 +103,7 @@ class Record:
 
     @classmethod
     def restore(cls, key: str, type: str, fields: dict[str, str], line: int,
-                source: Any) -> "Record":
+                source: Any) -> Record:
         """A record from values already in shape (a lower-case type, a fields dict of its
         own): the store's cache builds 100k of them, and ``__init__``'s copies cost."""
         rec = cls.__new__(cls)
@@ -128,7 +129,7 @@ class Record:
         return self.fields.get(name, default)
 
     def copy(self, *, key: str | None = None, type: str | None = None,
-             fields: Mapping[str, str] | None = None) -> "Record":
+             fields: Mapping[str, str] | None = None) -> Record:
         """A modified copy that keeps the source link (so the store patches in place)."""
         return Record(key if key is not None else self.key,
                       type if type is not None else self.type,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Iterable, Mapping
 
 from pubcli.text.latex import to_text
 from pubcli.text.encode import escape
@@ -276,7 +277,7 @@ def person_query(text: str) -> PersonQuery:
 
 def _given_compatible(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """"s" fits "sebastien"; "sebastien" does not fit "samuel"; missing names fit."""
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if len(x) == 1 or len(y) == 1:
             if x[0] != y[0]:
                 return False

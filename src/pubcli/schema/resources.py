@@ -17,7 +17,8 @@ the one home of that rule: the page and the check both ask it.
 from __future__ import annotations
 
 import re
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
+from collections.abc import Mapping
 
 from pubcli.schema.values import web_link
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
 
 
 if TYPE_CHECKING:

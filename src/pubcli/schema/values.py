@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 from urllib.parse import unquote
 
 # ------------------------------------------------------------------ years and dates
@@ -20,7 +20,7 @@ from urllib.parse import unquote
 #: sorting (``year = "{\noopsort{1973c}}1981"`` prints 1981). Their argument is not text.
 SORT_MACROS = ("noopsort", "noop", "nosort", "sortnoop", "SortNoop", "NOOPSORT", "sortkey",
                "printfirst", "nop")
-_SORT_HACK_RE = re.compile(r"\\(?:%s)\s*\{[^{}]*\}" % "|".join(SORT_MACROS))
+_SORT_HACK_RE = re.compile(r"\\(?:{})\s*\{{[^{{}}]*\}}".format("|".join(SORT_MACROS)))
 _YEAR_RE = re.compile(r"(?<![\d-])(-?\d{4})(?!\d)")
 _PLAIN_YEAR_RE = re.compile(r"\d{4}")
 _NEGATIVE_YEAR_RE = re.compile(r"-\d{1,4}")

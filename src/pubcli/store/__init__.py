@@ -19,7 +19,8 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple
+from typing import NamedTuple
+from collections.abc import Callable, Iterator
 
 from pubcli import bibtex
 from pubcli.local import gcpause
@@ -123,7 +124,7 @@ def _cached_rows(lib: Library, size: int, use_cache: bool) -> bool:
         rows = from_rows(got[0])
     except ValueError:
         return False
-    for rec, row in zip(lib.records, rows):
+    for rec, row in zip(lib.records, rows, strict=True):
         rec.row = row
     doc.rows_cached = True
     return got[2] < cache.MAX_FRAMES

@@ -31,7 +31,8 @@ import sys
 import tempfile
 import zlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from .. import __version__, bibtex
 from pubcli.local.cachedir import cache_dir, cache_file, disabled

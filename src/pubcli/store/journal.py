@@ -22,7 +22,8 @@ import tempfile
 import time
 import zlib
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Callable
 
 from pubcli.local import cachedir
 from .cache import digest_of as digest

@@ -9,7 +9,8 @@ rewrite just the entries that changed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
+from collections.abc import Iterable, Iterator
 
 from pubcli.errors import AmbiguousKey, NotFound, ValidationError
 from pubcli.schema.model import Record

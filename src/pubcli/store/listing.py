@@ -19,7 +19,8 @@ what a user should hear about the file (:meth:`Library.problems`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from pubcli import bibtex
 from pubcli.schema.model import Record
@@ -50,7 +51,7 @@ class Listing:
         self.library = library  # the full load it was made from, if it was
 
     @classmethod
-    def of(cls, library: Library) -> "Listing":
+    def of(cls, library: Library) -> Listing:
         """The listing of a library loaded in full."""
         return cls(library.path, library.records, None, None, library)
 
@@ -123,7 +124,7 @@ class _Shelf:
             return
         self.items, meta, _ = got
         self.newline = meta[3]
-        for rec, item in zip(self.records, self.items):
+        for rec, item in zip(self.records, self.items, strict=True):
             _FIELDS.__set__(rec, item[2])
 
     def fill_all(self) -> None:
@@ -137,7 +138,7 @@ class _Shelf:
             full = bibtex.parse(self.text).records
             if len(full) != len(self.records):  # one digest, one text: cannot be, never mix
                 raise RuntimeError(f"{self.path}: the file and its display cache disagree")
-        for rec, src in zip(self.records, full):
+        for rec, src in zip(self.records, full, strict=True):
             _FIELDS.__set__(rec, src.fields)
             _LINE.__set__(rec, src.line)
             if src.source is not None:

@@ -15,7 +15,7 @@ import os
 import stat
 import time
 from pathlib import Path
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from ..errors import LockTimeout, WriteError
 

@@ -273,7 +273,7 @@ def rewrite_text(library: Library, edits: list[tuple[int, int, str]],
     out.append(text[pos:])
     new_text = "".join(out)
     doc = library.document
-    edited = [new for (_, _, new), exp in zip(edits, expected) if exp]
+    edited = [new for (_, _, new), exp in zip(edits, expected, strict=True) if exp]
     want = [e for exp in expected for e in exp]
     joined = "\n\n".join(edited)
     plain = bibtex.read_plain(joined, doc.macros)
@@ -289,7 +289,7 @@ def rewrite_text(library: Library, edits: list[tuple[int, int, str]],
     got = [(r.key, r.type, r.fields) for r in parsed.records]
     if ([f.raw for f in parsed.failed] != [f.raw for f in doc.failed]
             or parsed.macros != doc.macros or got != whole):
-        bad = next((f"entry '{a[0]}'" for a, b in zip(got, whole) if a != b),
+        bad = next((f"entry '{a[0]}'" for a, b in zip(got, whole, strict=True) if a != b),
                    "the file's blocks")
         raise WriteError(f"internal check failed: {bad} would not read back as planned; "
                          "nothing was written")
@@ -302,7 +302,7 @@ def _whole_reading(library: Library, edits: list[tuple[int, int, str]],
     """Every entry of the new text as it must read: the ones an edit rewrites as
     expected (an edit of entries starts where its first entry starts), the others as
     loaded."""
-    spans = [(s, e, exp) for (s, e, _), exp in zip(edits, expected) if exp]
+    spans = [(s, e, exp) for (s, e, _), exp in zip(edits, expected, strict=True) if exp]
     out: list[tuple[str, str, dict[str, str]]] = []
     k = 0
     for rec in library.records:

@@ -18,7 +18,8 @@ two sides of that boundary.
 from __future__ import annotations
 
 import functools
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Iterable
 
 from pubcli.schema.model import Record
 from pubcli.schema.names import display_name, split_authors

@@ -19,9 +19,9 @@ _SYMBOLS = {
     **dict(zip("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa "
                "lambda mu nu xi pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi "
                "psi omega".split(),
-               "αβγδϵεζηθϑικλμνξπϖρϱσςτυϕφχψω")),
+               "αβγδϵεζηθϑικλμνξπϖρϱσςτυϕφχψω", strict=True)),
     **dict(zip("Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega".split(),
-               "ΓΔΘΛΞΠΣΥΦΨΩ")),
+               "ΓΔΘΛΞΠΣΥΦΨΩ", strict=True)),
     "leq": "≤", "le": "≤", "geq": "≥", "ge": "≥", "neq": "≠", "ne": "≠", "approx": "≈",
     "sim": "∼", "simeq": "≃", "equiv": "≡", "times": "×", "cdot": "·", "pm": "±", "mp": "∓",
     "div": "÷", "infty": "∞", "to": "→", "rightarrow": "→", "leftarrow": "←",
@@ -39,9 +39,9 @@ _SYMBOLS = {
 }
 _FONTS = {"mathrm", "mathit", "mathbf", "mathsf", "mathtt", "mathcal", "mathbb", "mathfrak",
           "text", "textrm", "textit", "textbf", "operatorname", "mbox", "boldsymbol", "bm"}
-_DOUBLE = dict(zip("RNZQCPE1", "ℝℕℤℚℂℙ𝔼𝟙"))
-_SUPER = dict(zip("0123456789+-=()nixk", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱˣᵏ"))
-_SUB = dict(zip("0123456789+-=()aeijkmnoprstux", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢⱼₖₘₙₒₚᵣₛₜᵤₓ"))
+_DOUBLE = dict(zip("RNZQCPE1", "ℝℕℤℚℂℙ𝔼𝟙", strict=True))
+_SUPER = dict(zip("0123456789+-=()nixk", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱˣᵏ", strict=True))
+_SUB = dict(zip("0123456789+-=()aeijkmnoprstux", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢⱼₖₘₙₒₚᵣₛₜᵤₓ", strict=True))
 _PLAIN = re.compile(r"[A-Za-z0-9\s()\[\]+\-=<>/.,;:!?'|*]")
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 #: rapidfuzz ratio (0-100) from which a known name is suggested
 CUTOFF = 75.0

@@ -6,7 +6,7 @@ title, an author list or a date reads the same everywhere.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from pubcli.schema import values
 from pubcli.schema.identifiers import arxiv_of, arxiv_url

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
 
 from pubcli import bibtex
 from pubcli.errors import DuplicateError, ParseError, ValidationError

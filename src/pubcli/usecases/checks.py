@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from pubcli import bibtex
 from pubcli.schema import values

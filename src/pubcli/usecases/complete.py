@@ -20,7 +20,8 @@ import marshal
 import os
 import shlex
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
+from collections.abc import Sequence
 
 from pubcli.local import cachedir
 from pubcli.local.keyindex import Index, index_of

@@ -16,7 +16,7 @@ import difflib
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from pubcli.usecases import refs
 from pubcli.schema.keys import split_keys

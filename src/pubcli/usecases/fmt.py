@@ -169,13 +169,13 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
     for run in runs:
         order = _sorted(run, sort) if sort else run
         if order != run and all(id(r) in new_text for r in run):
-            out.moved.append((run[0].line, sum(a is not b for a, b in zip(order, run))))
+            out.moved.append((run[0].line, sum(a is not b for a, b in zip(order, run, strict=True))))
             start, end = run[0].source.start, run[-1].source.end  # type: ignore[union-attr]
             between = [gap if form.blank_lines is not None
                        else text[a.source.end:b.source.start]  # type: ignore[union-attr]
-                       for a, b in zip(run, run[1:])]
+                       for a, b in zip(run, run[1:], strict=False)]
             joined = new_text[id(order[0])]
-            for sep, rec in zip(between, order[1:]):
+            for sep, rec in zip(between, order[1:], strict=False):
                 joined += sep + new_text[id(rec)]
             out.edits.append((start, end, joined))
             out._runs_moved.append((run, order))
@@ -183,7 +183,7 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
             continue
         if form.blank_lines is None:
             continue
-        for a, b in zip(run, run[1:]):
+        for a, b in zip(run, run[1:], strict=False):
             s, e = a.source.end, b.source.start  # type: ignore[union-attr]
             if text[s:e] != gap:
                 out.edits.append((s, e, gap))
@@ -205,8 +205,8 @@ def _reading(fields: dict[str, str], changed: dict[str, str | None] | None) -> d
     """What BibTeX reads from an entry once rewritten: ``fields`` with the form's changes."""
     if not changed:
         return fields
-    return {k: v if k not in changed else changed[k]  # type: ignore[misc]
-            for k, v in fields.items() if k not in changed or changed[k] is not None}
+    return {k: changed.get(k, v) for k, v in fields.items()  # type: ignore[misc]
+            if k not in changed or changed[k] is not None}
 
 
 def findings(plan: Plan, sort: str = "") -> list[Finding]:

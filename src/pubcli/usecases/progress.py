@@ -9,7 +9,7 @@ nothing in a pipe; :func:`pubcli.cli.common.progress_bar`), a test records them.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 Progress = Callable[[str, int, int], None]  # (what is being done, done, total; 0: unknown)
 

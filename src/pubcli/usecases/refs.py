@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
 
 from pubcli.errors import AmbiguousKey, AmbiguousPrefix, NotFound
 
@@ -45,7 +46,7 @@ class Keys:
     """An index of ``records`` by key, to resolve what a user typed (see the module doc).
     Built once per command; the case-folded index is built on the first miss only."""
 
-    def __init__(self, records: Sequence["Record"], *, path: str | Path | None = None) -> None:
+    def __init__(self, records: Sequence[Record], *, path: str | Path | None = None) -> None:
         self.records = records
         self.path = path
         self._exact: dict[str, list[Record]] = {}
@@ -53,14 +54,14 @@ class Keys:
             self._exact.setdefault(rec.key, []).append(rec)
         self._folded: dict[str, list[Record]] | None = None
 
-    def _by_folded(self) -> dict[str, list["Record"]]:
+    def _by_folded(self) -> dict[str, list[Record]]:
         if self._folded is None:
             self._folded = {}
             for rec in self.records:
                 self._folded.setdefault(rec.key.casefold(), []).append(rec)
         return self._folded
 
-    def _same_key(self, key: str) -> list["Record"]:
+    def _same_key(self, key: str) -> list[Record]:
         """Steps 1 and 2: the entries whose key is ``key``, exactly, else case-insensitively."""
         return self._exact.get(key) or self._by_folded().get(key.casefold(), [])
 
@@ -69,13 +70,13 @@ class Keys:
         p = prefix.casefold()
         return list(dict.fromkeys(k for k in self._exact if k.casefold().startswith(p)))
 
-    def resolve(self, text: str) -> "Record":
+    def resolve(self, text: str) -> Record:
         """The one entry ``text`` names; raises :class:`NotFound`, :class:`AmbiguousKey`
         or :class:`AmbiguousPrefix` (each a one-line message)."""
         key, found = self._named(text)
         return self._one(key, found)
 
-    def sharing(self, texts: Iterable[str]) -> list["Record"]:
+    def sharing(self, texts: Iterable[str]) -> list[Record]:
         """Like :meth:`resolve_many`, but a key several entries use names all of them
         (for commands that treat each entry on its own, such as ``update``)."""
         out: dict[int, Record] = {}
@@ -84,7 +85,7 @@ class Keys:
                 out.setdefault(id(rec), rec)
         return list(out.values())
 
-    def _named(self, text: str) -> tuple[str, list["Record"]]:
+    def _named(self, text: str) -> tuple[str, list[Record]]:
         """The key ``text`` stands for and the entries that use it (all of them)."""
         found = self._same_key(text)
         if found:
@@ -99,7 +100,7 @@ class Keys:
             raise AmbiguousPrefix(text, keys, path=self.path)
         raise NotFound(f"no entry with key '{text}'{self.hint(text)}", path=self.path)
 
-    def resolve_many(self, texts: Iterable[str]) -> list["Record"]:
+    def resolve_many(self, texts: Iterable[str]) -> list[Record]:
         """Each entry named once, in the order named."""
         out: dict[int, Record] = {}
         for text in texts:
@@ -113,14 +114,14 @@ class Keys:
 
         return did_you_mean(closest(text, self._exact))
 
-    def _one(self, key: str, found: list["Record"]) -> "Record":
+    def _one(self, key: str, found: list[Record]) -> Record:
         if len(found) > 1:
             raise AmbiguousKey(key, found, path=self.path,
                                hint="name one as " + " or ".join(ref(r.key, r.line)
                                                                   for r in found))
         return found[0]
 
-    def _at_line(self, key: str, line: int) -> "Record":
+    def _at_line(self, key: str, line: int) -> Record:
         same = self._same_key(key)
         if not same:
             keys = self.prefixed(key)
@@ -138,12 +139,12 @@ class Keys:
                        f"(it is on line{'s' if len(lines) > 1 else ''} {where})", path=self.path)
 
 
-def resolve(records: Sequence["Record"], text: str, *, path: str | Path | None = None) -> "Record":
+def resolve(records: Sequence[Record], text: str, *, path: str | Path | None = None) -> Record:
     """The one entry ``text`` names in ``records`` (see the module doc)."""
     return Keys(records, path=path).resolve(text)
 
 
-def resolve_many(records: Sequence["Record"], texts: Iterable[str], *,
-                 path: str | Path | None = None) -> list["Record"]:
+def resolve_many(records: Sequence[Record], texts: Iterable[str], *,
+                 path: str | Path | None = None) -> list[Record]:
     """The entries ``texts`` name, each once, in the order named."""
     return Keys(records, path=path).resolve_many(texts)
