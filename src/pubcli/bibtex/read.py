@@ -35,7 +35,6 @@ What pubcli adds to BibTeX's reading is caution, never another reading:
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -133,7 +132,6 @@ class _Reader:
         self.shadow_end = -1
         self.shadow_why = ""
         self.comment_end = -1  # end of the braces of the last @comment (as biber reads it)
-        self._newlines: list[int] | None = None
         self.stop_from = -1  # BibTeX reads no command starting at or after this
         # where the file's last line starts (a final line end ends it; it starts no other)
         # (BibTeX ends a line at every CR and every LF: a CRLF ends two, the second empty)
@@ -240,12 +238,6 @@ class _Reader:
             self.take(cmd)
             pos = cmd.end
         return out
-
-    def line_of_pos(self, pos: int) -> int:
-        """1-based line of any ``pos`` (for messages; the index is built on first use)."""
-        if self._newlines is None:
-            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
-        return bisect.bisect_left(self._newlines, pos) + 1
 
     def ended(self, pos: int) -> None:
         """BibTeX's reading of a command ended at ``pos``: on the file's last line, BibTeX

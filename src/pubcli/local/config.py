@@ -174,8 +174,12 @@ def _config_from(table: dict, path: Path) -> Config:
     return cfg
 
 
-_FMT_CHOICES = {"delimiters": ("braces", "quotes"), "sort": ("none", "key", "year", "type"),
-                "encoding": ("none", "latex", "unicode"), "protect": ("none", "acronyms")}
+def _fmt_choices() -> dict[str, tuple[str, ...]]:
+    """The values each [fmt] choice takes; the encodings and protections are the writer's."""
+    from pubcli.bibtex.form import ENCODINGS, PROTECTS
+
+    return {"delimiters": ("braces", "quotes"), "sort": ("none", "key", "year", "type"),
+            "encoding": ("none", *ENCODINGS), "protect": ("none", *PROTECTS)}
 _FMT_FLAGS = ("align", "trailing_comma", "lowercase", "months", "pages", "bare_doi")
 
 
@@ -185,7 +189,7 @@ def form_from(table: dict[str, Any], path: Path | None = None) -> Form:
     from pubcli.bibtex.form import Form
     from pubcli.bibtex.writable import FIELD_NAME_RE
 
-    known = set(_FMT_CHOICES) | set(_FMT_FLAGS) | {"indent", "order", "blank_lines", "drop"}
+    known = set(_fmt_choices()) | set(_FMT_FLAGS) | {"indent", "order", "blank_lines", "drop"}
     for k in table:
         if k not in known:
             raise ConfigError(f"unknown setting 'fmt.{k}' (known: {', '.join(sorted(known))})",
@@ -196,7 +200,7 @@ def form_from(table: dict[str, Any], path: Path | None = None) -> Form:
             if not isinstance(table[k], bool):
                 raise ConfigError("must be true or false", path=path, field=f"fmt.{k}")
             args[k] = table[k]
-    for k, choices in _FMT_CHOICES.items():
+    for k, choices in _fmt_choices().items():
         if k in table:
             v = table[k]
             if v is False:
