@@ -24,5 +24,6 @@ is_new
 local
 # hooks the tests read: the parse-cache reader, what a warm matcher compared, a reader API
 _cache_read
+_.rows_cached  # whether the display rows came from the cache
 _._pairs_compared
 read_source

@@ -126,6 +126,7 @@ def _cached_rows(lib: Library, size: int, use_cache: bool) -> bool:
         return False
     for rec, row in zip(lib.records, rows, strict=True):
         rec.row = row
+    doc.rows_cached = True
     return got[2] < cache.MAX_FRAMES
 
 
@@ -135,8 +136,8 @@ def _compute_rows(lib: Library, size: int, use_cache: bool) -> None:
     doc = lib.document
     rows = [row_of(rec) for rec in lib.records]
     if doc.digest and use_cache:
-        cache.Journal(doc.path, ".rows").write_base(doc.digest, size, to_rows(rows),
-                                                    meta_of(lib))
+        doc.rows_cached = cache.Journal(doc.path, ".rows").write_base(
+            doc.digest, size, to_rows(rows), meta_of(lib)) > 0
 
 
 def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
@@ -290,7 +291,7 @@ def _refresh_caches(library: Library, target: Path, data: bytes,
     old_digest = doc.digest
     doc.loaded = list(records)
     if len(data) < cache.MIN_BYTES or cache.disabled():
-        doc.digest, doc.cached = None, False
+        doc.digest, doc.cached, doc.rows_cached = None, False, False
         return
     digest = cache.digest_of(data)
     doc.digest = digest
@@ -309,6 +310,7 @@ def _refresh_caches(library: Library, target: Path, data: bytes,
     parsed = bibtex.Parsed(records, doc.failed, [], doc.macros, doc.newline)
     doc.frames = cache.write_parse(target, digest, len(data), parsed, doc.text)
     doc.cached = doc.frames > 0
+    doc.rows_cached = False
 
 
 def _refresh_rows(library: Library, target: Path, old_digest: str, digest: str, size: int,

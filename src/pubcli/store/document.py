@@ -19,7 +19,7 @@ from pubcli.schema.model import Record
 
 class Document:
     __slots__ = ("path", "text", "bom", "newline", "macros", "failed", "warnings", "digest",
-                 "loaded", "cached", "frames", "form")
+                 "loaded", "cached", "rows_cached", "frames", "form")
 
     def __init__(self, path: Path | None, text: str, bom: bool, newline: str,
                  macros: dict[str, str], failed: list[bibtex.Failed],
@@ -38,6 +38,7 @@ class Document:
         self.digest: str | None = None
         self.loaded: list[Record] = []
         self.cached = False
+        self.rows_cached = False
         self.frames = 0
         # the form new entries and fields are written in (pubcli.bibtex.Form); None: the
         # [fmt] of the library's pubcli.toml, looked up when a save needs it
