@@ -341,10 +341,12 @@ def _list(value: str | None) -> str:
     return "; ".join(t for t in (_text(p) for p in split_authors(value)) if t)
 
 
-def names(value: str | None) -> list[dict]:
+def names(value: str | None, *, useprefix: bool = False) -> list[dict]:
     """A BibTeX name list as CSL names (family, given, particle, suffix; a braced
     name such as ``{Microsoft Research}`` as a literal; "and others" as the literal
-    "others", which citeproc prints as "et al.")."""
+    "others", which citeproc prints as "et al."). ``useprefix`` (biblatex's option):
+    the von part belongs to the family name ("van Gennep, A."), a non-dropping
+    particle, instead of standing after the given names ("Gennep, A. van")."""
     out: list[dict] = []
     for raw in split_authors(value):
         if raw.lower() == "others":  # "and others": styles print "et al."
@@ -362,7 +364,8 @@ def names(value: str | None) -> list[dict]:
             # "J.G. Smith" and "J. G. Smith" are one person
             name["given"] = re.sub(r"(?<=\b[A-Z]\.)(?=[A-Z]\b)", " ", _MARKS.sub("", n.first))
         if n.von:
-            name["dropping-particle"] = _MARKS.sub("", n.von)
+            name["non-dropping-particle" if useprefix else "dropping-particle"] = \
+                _MARKS.sub("", n.von)
         if n.jr:
             name["suffix"] = _MARKS.sub("", n.jr)
         if name:
@@ -428,6 +431,16 @@ def language(rec: Record) -> str | None:
     return LANGUAGES.get(lang, lang)
 
 
+_USEPREFIX = re.compile(r"(?:^|,)\s*useprefix\s*(?:=\s*(\w+)\s*)?(?=,|$)", re.I)
+
+
+def useprefix(options: str) -> bool:
+    """Whether biblatex's entry ``options`` turn ``useprefix`` on (``useprefix`` or
+    ``useprefix=true``; the last setting counts)."""
+    found = _USEPREFIX.findall(options)
+    return bool(found) and found[-1].lower() in ("", "true")
+
+
 def _join(first: str, second: str, sep: str) -> str:
     """pandoc's joining of title and subtitle: "T: S", or "T? S" after punctuation."""
     if not second:
@@ -457,15 +470,16 @@ def item(rec: Record, *, id: str | None = None, private: Iterable[str] = (),
     if et == "article" and f.get("entrysubtype", "").strip().lower() in ("magazine", "newspaper"):
         ctype = "article-" + f["entrysubtype"].strip().lower()
     arxiv = arxiv_id(rec)
-    if ctype == "document" and arxiv:
-        ctype = "article"  # a preprint
+    if ctype == "document" and arxiv and not _says_arxiv(f, arxiv):
+        ctype = "article"  # a preprint (an entry that names its id itself is left as it is)
     out: dict = {"id": id or rec.key, "type": ctype}
     if lang:
         out["language"] = lang
     _titles(out, et, rich)
+    prefix = useprefix(f.get("options", ""))
     for role, var in (("author", "author"), ("editor", "editor"),
                       ("translator", "translator"), ("bookauthor", "container-author")):
-        people = names(f.get(role))
+        people = names(f.get(role), useprefix=prefix)
         if people:
             out[var] = people
     when = issued(rec)
@@ -617,16 +631,20 @@ def _links(out: dict, f: dict, ctype: str, arxiv: str | None) -> None:
         out.setdefault("URL", _EPRINT_URLS[kind] + f["eprint"].strip())
     if arxiv:
         out.setdefault("URL", _EPRINT_URLS["arxiv"] + arxiv)
-        said = any(arxiv.split("v")[0] in f.get(k, "") for k in ("howpublished", "note",
-                                                                 "journal", "number"))
-        if said:  # the entry already says it (howpublished = {arXiv:...})
+        if _says_arxiv(f, arxiv):  # the entry already says it (howpublished = {arXiv:...})
             pass
-        elif ctype == "article":
+        elif ctype == "article":  # a preprint, as Zotero's arXiv items are
             out.setdefault("publisher", "arXiv")
             out.setdefault("number", f"arXiv:{arxiv}")
-        else:
+        else:  # published elsewhere: the arXiv copy is named apart
             out["archive"] = "arXiv"
             out["archive_location"] = arxiv
+
+
+def _says_arxiv(f: dict, arxiv: str) -> bool:
+    """Whether the entry's own text names its arXiv id (howpublished = {arXiv:...})."""
+    bare = arxiv.split("v")[0]
+    return any(bare in f.get(k, "") for k in ("howpublished", "note", "journal", "number"))
 
 
 def items(records: Iterable[Record], private: Sequence[str] = ()) -> list[dict]:
@@ -874,6 +892,10 @@ class Styler:
                 # pandoc's BibTeX reader gives @misc no CSL type (a style's default
                 # layout); CSL-JSON files need one, so only an export says "document"
                 it["type"] = ""
+            if it.get("archive") == "arXiv" and \
+                    it.get("URL") == _EPRINT_URLS["arxiv"] + it.get("archive_location", ""):
+                # the reference links the arXiv copy already: "arXiv (ID). URL" says it twice
+                del it["archive"], it["archive_location"]
             items_.append(it)
             maths.append(math)
         return self._key(unit, private), items_, maths, list(unit)
