@@ -89,6 +89,28 @@ def _once_filter():
     return once
 
 
+def _bytecode_cache():
+    """Compiled templates kept in pubcli's private cache folder (compiling the page's
+    template costs more than rendering 200 entries); None when there is no folder of
+    ours. Jinja keys each by the template's name and source, and its own version."""
+    from jinja2 import FileSystemBytecodeCache
+
+    from .. import cachedir
+
+    if cachedir.disabled():
+        return None
+    root = cachedir.make_private_dir()
+    if root is None:
+        return None
+    folder = root / "templates"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    return FileSystemBytecodeCache(str(folder)) if cachedir.private(folder, is_dir=True) \
+        else None
+
+
 def render(exporter: Exporter, page: Page, template: str | Path | None = None) -> str:
     import jinja2
 
@@ -97,6 +119,7 @@ def render(exporter: Exporter, page: Page, template: str | Path | None = None) -
     if path is not None and not path.is_file():
         raise TemplateError("template file not found", path=path)
     env = backend.environment(_loader(path.resolve().parent if path else None))
+    env.bytecode_cache = _bytecode_cache()
     env.filters["once"] = _once_filter()
     name = path.name if path else backend.TEMPLATE
     try:

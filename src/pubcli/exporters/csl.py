@@ -699,20 +699,21 @@ def _fold_quotes(text: str) -> str:
 
 def _split_at(runs: Sequence[Span], a: int, b: int) -> tuple[tuple[Span, ...], ...]:
     """The runs cut at character offsets a and b (math runs count their TeX)."""
-    parts: list[list[Span]] = [[], [], []]
+    parts: tuple[list[Span], list[Span], list[Span]] = ([], [], [])
     pos = 0
     for r in runs:
-        n = len(r.text)
-        for k, (lo, hi) in enumerate(((0, a), (a, b), (b, 1 << 60))):
-            s, e = max(lo, pos), min(hi, pos + n)
-            if s < e:
-                if r.math:
-                    if s == pos:  # a formula is never cut: it goes where it starts
-                        parts[k].append(r)
-                else:
-                    parts[k].append(r._replace(text=r.text[s - pos:e - pos]))
-        pos += n
-    return tuple(tuple(p) for p in parts)
+        end = pos + len(r.text)
+        k = 0 if pos < a else 1 if pos < b else 2  # the part the run starts in
+        if r.math or end <= (a, b, end)[k]:  # whole (a formula is never cut)
+            parts[k].append(r)
+        else:
+            text = r.text
+            for lo, hi, part in ((0, a, 0), (a, b, 1), (b, end, 2)):
+                s, e = max(lo, pos), min(hi, end)
+                if s < e:
+                    parts[part].append(Span(text[s - pos:e - pos], r.em, r.strong))
+        pos = end
+    return tuple(parts[0]), tuple(parts[1]), tuple(parts[2])
 
 
 def _owner_pattern(owner: str) -> re.Pattern | None:
