@@ -421,12 +421,16 @@ PREFIXES = r"""
 @misc{said, author = {Mandel, Jan}, title = {A tutorial}, year = 2009,
   howpublished = {arXiv:0901.3725v1 [physics.ao-ph]}, eprint = {0901.3725},
   archiveprefix = {arXiv}}
+@patent{horn, author = {Almendro, Jos{\'e} L.}, title = {Signalhorn}, number = {EU-29702195U},
+  location = {countryfr and countryuk and countryde}, date = {1998-01-01}}
 """
 
 
 def test_useprefix_and_arxiv_copies_follow_biblatex_and_say_things_once(cli, tmp_path):
     lib = write(tmp_path / "p.bib", PREFIXES)
-    gennep, beethoven, onarxiv, said = json.loads(export(cli, "csl-json", "-l", lib))
+    gennep, beethoven, onarxiv, said, horn = json.loads(export(cli, "csl-json", "-l", lib))
+    # biblatex's country keys are the countries' names
+    assert horn["publisher-place"] == "France; United Kingdom; Germany"
     # options = {useprefix}: "van" is part of the family name, sorted and printed first
     assert gennep["author"] == [{"family": "Gennep", "given": "Arnold",
                                  "non-dropping-particle": "van"}]

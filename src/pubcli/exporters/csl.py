@@ -80,6 +80,10 @@ BIBSTRINGS = {"mathesis": "Master\u2019s thesis", "phdthesis": "PhD thesis",
               "patreqfr": "French patent request", "patrequk": "British patent request",
               "patrequs": "U.S. patent request"}
 SERIES_STRINGS = {"newseries": "new series", "oldseries": "old series"}
+# biblatex's country keys (a patent's location = {countryfr and countryde}), in English
+COUNTRY_STRINGS = {"countryde": "Germany", "countryeu": "European Union",
+                   "countryfr": "France", "countryuk": "United Kingdom",
+                   "countryus": "United States"}
 # babel / polyglossia language names (langid) -> IETF tags
 LANGUAGES = {
     "english": "en-US", "american": "en-US", "usenglish": "en-US", "british": "en-GB",
@@ -337,8 +341,14 @@ def _soft_hyphens(value: str) -> str:
 
 
 def _list(value: str | None) -> str:
-    """A biblatex literal list ("Berlin and New York") as CSL text ("Berlin; New York")."""
+    """A biblatex literal list ("Berlin and New York") as CSL text ("Berlin; New York");
+    a country key (``countryfr``) as the country's name."""
     return "; ".join(t for t in (_text(p) for p in split_authors(value)) if t)
+
+
+def _places(value: str) -> str:
+    """A location list, biblatex's country keys named."""
+    return "; ".join(COUNTRY_STRINGS.get(p.strip().lower(), p) for p in _list(value).split("; "))
 
 
 def names(value: str | None, *, useprefix: bool = False) -> list[dict]:
@@ -500,7 +510,7 @@ def item(rec: Record, *, id: str | None = None, private: Iterable[str] = (),
     _publisher(out, f, ctype)
     place = f.get("address") or f.get("location")
     if place:
-        out["publisher-place"] = _list(place)
+        out["publisher-place"] = _places(place)
     if f.get("venue"):
         out["event-place"] = _text(f["venue"])
     if f.get("pages"):
