@@ -20,7 +20,7 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from ..errors import PubcliError, ValidationError
 from ..grouping import Filters
@@ -44,6 +44,10 @@ class Exporter:
     def render(self, page: Page, template: str | Path | None = None) -> str:
         """The page as text, with the shipped template or the user's ``template`` file."""
         return render(self, page, template)
+
+    def chunks(self, page: Page, template: str | Path | None = None) -> Iterator[str]:
+        """:meth:`render` as pieces of text, made as the template runs."""
+        return render_chunks(self, page, template)
 
 
 EXPORTERS: dict[str, Exporter] = {
@@ -112,6 +116,14 @@ def _bytecode_cache():
 
 
 def render(exporter: Exporter, page: Page, template: str | Path | None = None) -> str:
+    return "".join(render_chunks(exporter, page, template))
+
+
+def render_chunks(exporter: Exporter, page: Page,
+                  template: str | Path | None = None) -> Iterator[str]:
+    """The page as pieces of text, made as the template runs (a 100k page is never
+    held whole); joined, :func:`render`'s text. A template error raises
+    :class:`TemplateError`, also part way through."""
     import jinja2
 
     backend = exporter.backend
@@ -124,7 +136,7 @@ def render(exporter: Exporter, page: Page, template: str | Path | None = None) -
     name = path.name if path else backend.TEMPLATE
     try:
         tpl = env.get_template(name)
-        return tpl.render(backend.context(page, env))
+        yield from tpl.generate(backend.context(page, env))
     except jinja2.TemplateSyntaxError as exc:
         raise TemplateError(f"template syntax error: {exc.message}",
                             path=exc.filename or path, line=exc.lineno) from None
@@ -163,5 +175,5 @@ def export(records: Sequence[Record], fmt: str, *, source_text: Callable[[Record
     return text
 
 
-__all__ = ["EXPORTERS", "Exporter", "get", "export", "render", "build_page", "Page",
+__all__ = ["EXPORTERS", "Exporter", "get", "export", "render", "render_chunks", "build_page", "Page",
            "PAGE_GROUPINGS", "TemplateError"]

@@ -27,7 +27,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from .. import values
 from ..errors import PubcliError, ValidationError
@@ -660,13 +660,16 @@ def _says_arxiv(f: dict, arxiv: str) -> bool:
 def items(records: Iterable[Record], private: Sequence[str] = ()) -> list[dict]:
     """CSL-JSON items for ``records``; a key used twice gets ``-2``, ``-3``... so
     that every ``id`` is unique, as CSL-JSON requires."""
-    out = []
+    return list(iter_items(records, private))
+
+
+def iter_items(records: Iterable[Record], private: Sequence[str] = ()) -> Iterator[dict]:
+    """:func:`items`, made one at a time."""
     for rec, ident in _ids(records):
         it = item(rec, id=ident, private=private)
         for var in _NOT_IN_SCHEMA:
             it.pop(var, None)
-        out.append(it)
-    return out
+        yield it
 
 
 # Variables pandoc's citeproc reads that the CSL-JSON schema (csl-data.json) does not
@@ -687,7 +690,19 @@ def _ids(records: Iterable[Record]) -> list[tuple[Record, str]]:
 
 def dumps(records: Iterable[Record], private: Sequence[str] = ()) -> str:
     """The CSL-JSON document (an array of items), deterministic, UTF-8 text."""
-    return json.dumps(items(records, private), ensure_ascii=False, indent=2) + "\n"
+    return "".join(dump_chunks(records, private))
+
+
+def dump_chunks(records: Iterable[Record], private: Sequence[str] = ()) -> Iterator[str]:
+    """:func:`dumps` as pieces of text made one item at a time (a 100k library's
+    document is never held whole); joined, the same text."""
+    first = True
+    for it in iter_items(records, private):
+        # an item as json.dumps(list, indent=2) writes it inside the array
+        text = json.dumps([it], ensure_ascii=False, indent=2)[2:-2]
+        yield ("[\n" if first else ",\n") + text
+        first = False
+    yield "[]\n" if first else "\n]\n"
 
 
 # ---------------------------------------------------------------- styled references
