@@ -118,7 +118,7 @@ def export_command(
         total = len(chosen)
     elif format in (ExportFormat.latex, ExportFormat.docx):
         from ..exporters import cv
-        from ..exporters.csl import styler as make_styler
+        from ..exporters.cslstyle import styler as make_styler
         from ..grouping import select
 
         if to_stdout and format is ExportFormat.docx and common.stdout_is_terminal():
@@ -132,7 +132,7 @@ def export_command(
         total = len(select(records, filters))
     else:
         if style is not None or csl is not None:
-            from ..exporters.csl import styler as make_styler
+            from ..exporters.cslstyle import styler as make_styler
 
             styler = make_styler(style.value if style else None, csl)
         page = build_page(records, source_text=lambda r: store.source_text(lib, r),

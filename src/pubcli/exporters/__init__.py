@@ -1,5 +1,5 @@
-"""Exporters: the publications page as HTML or Markdown; CSL-JSON and citation
-styles in :mod:`.csl`.
+"""Exporters: the publications page as HTML or Markdown; CSL-JSON in :mod:`.csl`,
+citation styles in :mod:`.cslstyle`.
 
 Three steps, each in its own place:
 
@@ -163,7 +163,7 @@ def export(records: Sequence[Record], fmt: str, *, source_text: Callable[[Record
     exporter = get(fmt)
     styler = None
     if style is not None or csl is not None:
-        from .csl import styler as make_styler
+        from .cslstyle import styler as make_styler
 
         styler = make_styler(style, csl)
     page = build_page(records, source_text=source_text, filters=filters, by=by, owner=owner,

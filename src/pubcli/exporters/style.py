@@ -26,7 +26,7 @@ from ..latex import closing_brace, fold, to_text
 from ..model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record, type_group_order
 
 if TYPE_CHECKING:
-    from .csl import Cite
+    from .cite import Cite
 from ..resources import AWARD_FIELD, resources
 from .. import values
 from ..view import is_http_url, owner_flags, view
@@ -436,7 +436,7 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
 
     ``by`` lists the groupings, each a name or two joined by a comma ("type,year",
     nested); ``private_fields`` are left out of the BibTeX shown; ``styler`` (a
-    :class:`~.csl.Styler`) adds each entry's reference in a citation style."""
+    :class:`~.cslstyle.Styler`) adds each entry's reference in a citation style."""
     # newest first; records of the same month keep their order in the file
     chosen = sorted(select(records, filters), key=lambda r: (-(r.year or 0), -(r.month or 0)))
     private = tuple(dict.fromkeys((*PRIVATE_FIELDS, *private_fields)))
