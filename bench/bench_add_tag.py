@@ -109,7 +109,9 @@ def phases(source: Path, n: int) -> dict[str, dict[str, float]]:
     """One warm add and one warm tag, in process, split into phases: wall and CPU
     seconds of each (the plan is the core function the command calls)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from pubcli import areas, config, entries, store
+    from pubcli.usecases import areas, adding as entries
+    from pubcli.local import config
+    from pubcli import store
 
     out: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="pubcli-bench-") as tmp:

@@ -621,7 +621,7 @@ def export_csv(lib_path: Path, out: Path) -> None:
     import csv
 
     from pubcli import store
-    from pubcli.latex import to_text
+    from pubcli.text.latex import to_text
 
     lib = store.load(lib_path)
     with open(out, "w", newline="", encoding="utf-8") as fh:

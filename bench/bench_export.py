@@ -54,7 +54,8 @@ def timed(args: list[str], env: dict) -> tuple[float, float]:
 
 
 def in_process(path: Path, fmt: str) -> dict[str, float]:
-    from pubcli import config, store
+    from pubcli.local import config
+    from pubcli import store
     from pubcli.exporters import build_page, get
 
     t0 = time.perf_counter()

@@ -60,7 +60,8 @@ def forms():
 def safety(files: list[Path]) -> dict:
     from fmt_safety import check_text
 
-    from pubcli import fmt, store
+    from pubcli.usecases import fmt
+    from pubcli import store
     from pubcli.store import read_text
 
     out: dict = {}
@@ -137,7 +138,8 @@ def _comments(text: str) -> list[str]:
 
 
 def compare_tools(files: list[Path], tidy: str, tmp: Path) -> dict:
-    from pubcli import fmt, store
+    from pubcli.usecases import fmt
+    from pubcli import store
     from pubcli.bibtex import DEFAULT_FORM
     from pubcli.store import read_text
 

@@ -5,7 +5,7 @@
 
 Values: every title, author, editor, journal and booktitle of the real corpus (the
 .bib files bench/corpus.py fetches, when present under bench/out/corpus) and of a
-bench/gen_library.py library of N entries. "before" is ``src/pubcli/latex.py`` at git
+bench/gen_library.py library of N entries. "before" is ``src/pubcli/text/latex.py`` at git
 revision REV (default: b83817a, the last one before the fast path), loaded as a module
 of its own; "after" is the working tree's. Caches are bypassed (``__wrapped__``) so each
 call is a first call. Prints, per set, the median over runs of the mean cost per call
@@ -39,7 +39,7 @@ FIELDS = ("title", "author", "editor", "journal", "booktitle")
 
 
 def reference_module(rev: str):
-    src = subprocess.run(["git", "show", f"{rev}:src/pubcli/latex.py"], cwd=ROOT, check=True,
+    src = subprocess.run(["git", "show", f"{rev}:src/pubcli/text/latex.py"], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout
     path = OUT / f"latex_{rev}.py"
     OUT.mkdir(exist_ok=True)
@@ -90,7 +90,7 @@ def before_tree(rev: str) -> Path:
     dest = OUT / f"before-{rev}"
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(ROOT / "src", dest / "src")
-    text = subprocess.run(["git", "show", f"{rev}:src/pubcli/latex.py"], cwd=ROOT, check=True,
+    text = subprocess.run(["git", "show", f"{rev}:src/pubcli/text/latex.py"], cwd=ROOT, check=True,
                           capture_output=True, text=True).stdout
     if "def search_fold" not in text:
         text += ("\n\ndef search_fold(raw: str) -> str:\n"
@@ -170,7 +170,7 @@ def per_call_report(args: argparse.Namespace) -> dict:
     sys.path.insert(0, str(HERE))
     from gen_library import ensure_library
 
-    from pubcli import latex as new
+    from pubcli.text import latex as new
 
     old = reference_module(args.ref)
     sets = {}

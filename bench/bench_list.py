@@ -1,11 +1,24 @@
 """Benchmark `pubcli --help` and `pubcli list --by year` (issue: store and list).
 
     python bench/bench_list.py [--sizes 1000,10000,100000] [--runs 5]
+    python bench/bench_list.py --ratio [--baseline SRC] [--seeds 1,2,3] [--runs 3] [--n 100000]
 
 Generates synthetic libraries with bench/gen_library.py (macros, LaTeX, long author
 lists) under bench/out/, then times whole `pubcli` processes, to a pipe and to a
 terminal (a pseudo-terminal), cold (empty parse cache) and warm (cache filled by a
 previous run). Prints medians and writes bench/out/list.json.
+
+``--ratio`` (issue 22): CPU time (user + system, the child's own ``wait4`` figures) and
+peak RSS of whole processes, for each seed a library of ``--n`` entries with 5%
+near-duplicates: a bare ``bibtexparser.parse_file`` as the yardstick, and warm listings
+(``--by year``, ``--format json/line/csv/keys``, ``--by area``, and ``--by year`` with an
+owner to highlight) of this tree (B) and, with ``--baseline SRC`` (a tree whose SRC or
+SRC/src holds the pubcli package), of the baseline (A), run in the order A B
+bibtexparser, A B bibtexparser... so that all see the same machine load. Prints medians
+over runs and seeds, the ratios B/A and each listing's ratio to bibtexparser measured in
+the same rounds; writes bench/out/list-ratio.json. Bytecode is written (a user's
+installed pubcli has it): PYTHONDONTWRITEBYTECODE is dropped from the children's
+environment.
 """
 
 from __future__ import annotations
@@ -74,12 +87,126 @@ def median_of(fn, runs: int) -> float:
     return statistics.median(fn() for _ in range(runs))
 
 
+def cpu_run(args: list[str], env: dict, cwd: Path | None = None) -> tuple[float, float]:
+    """(CPU seconds, peak RSS MiB) of one whole process, its output thrown away."""
+    proc = subprocess.Popen(args, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(args[:8])} failed: {err[-800:]}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+LISTINGS = {  # name -> pubcli arguments after "list"; "owner" runs beside a pubcli.toml
+    "list --by year": ["--by", "year"],
+    "list --format json": ["--format", "json"],
+    "list --format line": ["--format", "line"],
+    "list --format csv": ["--format", "csv"],
+    "list --format keys": ["--format", "keys"],
+    "list --by area": ["--by", "area"],
+    "list --by year (owner)": ["--by", "year"],
+}
+
+
+def ratio_main(args: argparse.Namespace) -> None:
+    import shutil
+
+    sides = {"B": ROOT / "src"}
+    if args.baseline:
+        base = args.baseline / "src" if (args.baseline / "src" / "pubcli").is_dir() \
+            else args.baseline
+        if not (base / "pubcli").is_dir():
+            raise SystemExit(f"--baseline {args.baseline}: no pubcli package there")
+        sides = {"A": base, **sides}
+    env0 = {k: v for k, v in os.environ.items()
+            if k not in ("PYTHONDONTWRITEBYTECODE", "PUBCLI_NO_CACHE", "PUBCLI_LIBRARY")}
+    env0["NO_COLOR"] = "1"
+    cpu: dict[str, dict[str, list[float]]] = {}
+    rss: dict[str, dict[str, list[float]]] = {}
+    ratios: dict[str, dict[str, list[float]]] = {}  # per round: listing / bibtexparser
+
+    def note(name: str, side: str, sample: tuple[float, float]) -> None:
+        cpu.setdefault(name, {}).setdefault(side, []).append(sample[0])
+        rss.setdefault(name, {}).setdefault(side, []).append(sample[1])
+
+    with tempfile.TemporaryDirectory(prefix="pubcli-list-ratio-") as tmp:
+        for seed in [int(x) for x in args.seeds.split(",")]:
+            gen = Path(tmp) / f"gen-{seed}.bib"
+            subprocess.run([sys.executable, str(HERE / "gen_library.py"), str(args.n), str(gen),
+                            "--seed", str(seed), "--dups", "0.05", "--truth",
+                            str(Path(tmp) / f"truth-{seed}.json")], check=True)
+            envs, libs = {}, {}
+            for side, src in sides.items():
+                for where in ("plain", "owner"):
+                    folder = Path(tmp) / f"{side}-{seed}" / where / "lib"
+                    folder.mkdir(parents=True)
+                    shutil.copy(gen, folder / "library.bib")
+                    libs[side, where] = folder / "library.bib"
+                    if where == "owner":
+                        (folder / "pubcli.toml").write_text('owner = "Olatunji Ruwase"\n')
+                envs[side] = {**env0, "PYTHONPATH": str(src),
+                              "PUBCLI_CACHE_DIR": str(Path(tmp) / f"cache-{side}-{seed}")}
+                for where in ("plain", "owner"):  # cold: fills the caches
+                    lib = libs[side, where]
+                    note("list --by year cold", side, cpu_run(
+                        PUBCLI + ["list", "--by", "year", "-l", str(lib)], envs[side]))
+            bare = [sys.executable, "-c", "import sys, bibtexparser; "
+                    "bibtexparser.parse_file(sys.argv[1])", str(gen)]
+            for _ in range(args.runs):
+                round_cpu: dict[tuple[str, str], float] = {}
+                for name, extra in LISTINGS.items():
+                    where = "owner" if "owner" in name else "plain"
+                    for side in sides:
+                        sample = cpu_run(PUBCLI + ["list", *extra, "-l",
+                                                   str(libs[side, where])], envs[side])
+                        note(name + " warm", side, sample)
+                        round_cpu[name, side] = sample[0]
+                sample = cpu_run(bare, {**env0, "PYTHONPATH": ""})
+                note("bibtexparser.parse_file", "-", sample)
+                for (name, side), value in round_cpu.items():
+                    ratios.setdefault(name + " warm", {}).setdefault(side, []).append(
+                        value / sample[0])
+                print(f"seed {seed}: bibtexparser {sample[0]:.2f} s; " + "; ".join(
+                    f"{name} {side} {value:.2f} s ({value / sample[0]:.3f}x)"
+                    for (name, side), value in round_cpu.items()), file=sys.stderr, flush=True)
+            print(f"seed {seed} done", file=sys.stderr, flush=True)
+
+    med = statistics.median
+    out: dict[str, dict] = {}
+    print(f"{args.n} entries, seeds {args.seeds}, {args.runs} runs each: medians of CPU "
+          "seconds (user+sys) and of peak RSS")
+    for name in cpu:
+        row = {side: {"cpu_s": round(med(v), 3), "peak_mib": round(med(rss[name][side]), 1),
+                      "runs": len(v)} for side, v in cpu[name].items()}
+        line = f"{name:34}"
+        for side, r in row.items():
+            line += f"  {side}: {r['cpu_s']:7.3f} s {r['peak_mib']:6.0f} MiB"
+        if "A" in row and "B" in row:
+            row["B/A"] = round(row["B"]["cpu_s"] / row["A"]["cpu_s"], 3)
+            line += f"  B/A {row['B/A']:.2f}"
+        for side, values in ratios.get(name, {}).items():
+            row[side]["x_bibtexparser"] = round(med(values), 3)
+            line += f"  {side}: {med(values):.3f}x bibtexparser"
+        out[name] = row
+        print(line, flush=True)
+    OUT.mkdir(exist_ok=True)
+    (OUT / "list-ratio.json").write_text(json.dumps(out, indent=2) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--ratio", action="store_true", help="CPU and memory against bibtexparser")
+    ap.add_argument("--baseline", type=Path, help="--ratio: source tree to compare against (A)")
+    ap.add_argument("--seeds", default="1,2,3", help="--ratio: generator seeds")
+    ap.add_argument("--n", type=int, default=100_000, help="--ratio: entries per library")
     args = ap.parse_args()
+    if args.ratio:
+        ratio_main(args)
+        return
     base_env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     base_env.pop("NO_COLOR", None)
     results: dict[str, float] = {}

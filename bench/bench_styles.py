@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from pubcli import store  # noqa: E402
 from pubcli.exporters import pandoc  # noqa: E402
-from pubcli.inherit import publications  # noqa: E402
-from pubcli.styles import STYLE_DIR, STYLES  # noqa: E402
+from pubcli.schema.inherit import publications
+from pubcli.exporters.styles import STYLE_DIR, STYLES
 
 _ENTRY = re.compile(r'<div id="ref-([^"]*)" class="csl-entry"[^>]*>(.*?)</div>\s*(?=<div id="ref-|</div>\s*$)',
                     re.S)

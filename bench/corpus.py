@@ -14,7 +14,7 @@ them (``dpkg-deb -x``), finds every ``.bib`` file, and runs over each one:
   ``export html`` and ``export markdown`` in-process (typer's CliRunner): exit code
   in {0, 1, 2} and no traceback;
 * the display property: every word of a title's plain text (see ``plain_words``,
-  defined from TeX's rules, not from pubcli.latex) is a word of its display, both
+  defined from TeX's rules, not from pubcli.text.latex) is a word of its display, both
   ``to_text`` (list, Markdown) and the exporters' styled runs (HTML); and the same
   for the other fields a reader sees (venue, series, publisher, note, abstract).
 
@@ -238,7 +238,7 @@ def cli_runs(path: Path, tmp: Path) -> list[dict]:
     from typer.testing import CliRunner
 
     from pubcli.cli import app
-    from pubcli.model import ListFormat
+    from pubcli.schema.model import ListFormat
 
     runner = CliRunner()
     copy = tmp / "library.bib"
@@ -267,7 +267,7 @@ def display_check(path: Path, other: list[dict]) -> tuple[int, list[dict]]:
     from pubcli import store
     from pubcli.errors import PubcliError
     from pubcli.exporters import style
-    from pubcli.latex import to_text
+    from pubcli.text.latex import to_text
 
     try:
         lib = store.load(path, use_cache=False)

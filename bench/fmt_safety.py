@@ -41,7 +41,8 @@ def _stripped(pieces: list[str]) -> list[str]:
 
 
 def check_text(text: str, form, *, sort: str | None = None, use_oracle: bool = True) -> dict:
-    from pubcli import fmt, store
+    from pubcli.usecases import fmt
+    from pubcli import store
     from pubcli.store.save import rewrite_text
 
     lib = store.loads(text)

@@ -39,9 +39,11 @@ def main() -> int:
     args = ap.parse_args()
     if args.src:
         sys.path.insert(0, str(args.src.resolve()))
-    from pubcli import checks, config, entries, importers, store
+    from pubcli.usecases import checks, adding as entries, importing as importers
+    from pubcli.local import config
+    from pubcli import store
     from pubcli.errors import PubcliError
-    from pubcli.schema import KNOWN_TYPES
+    from pubcli.schema.types import KNOWN_TYPES
 
     files = sorted({p for root in args.roots for p in root.rglob("*.bib")})
     with tempfile.TemporaryDirectory() as tmp:

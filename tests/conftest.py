@@ -9,10 +9,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from pubcli.schema.model import Record
+
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "data" / "library.bib"
 SHIPPED_CONFIG = ROOT / "data" / "pubcli.toml"
 SEED_PAGE = ROOT / "tests" / "data" / "publications-page.txt"
+GOLDEN = ROOT / "tests" / "golden"
 
 
 @pytest.fixture(autouse=True)
@@ -49,6 +52,34 @@ def cli(runner):
                              catch_exceptions=False)
 
     return run
+
+
+def golden(name: str, actual: str | bytes) -> None:
+    """Assert that ``actual`` is, byte for byte, tests/golden/<name> (UTF-8, its newlines
+    as they are: no ``\r\n`` translation either way).
+
+    ``PUBCLI_UPDATE_GOLDEN=1`` rewrites the file from ``actual`` instead; review the diff.
+    """
+    data = actual.encode("utf-8") if isinstance(actual, str) else actual
+    path = GOLDEN / name
+    how = f"if the change is intended, rerun with PUBCLI_UPDATE_GOLDEN=1 and review the diff of {path}"
+    if os.environ.get("PUBCLI_UPDATE_GOLDEN") == "1":
+        path.write_bytes(data)
+    assert path.exists(), f"missing golden file {path}; {how}"
+    expected = path.read_bytes()
+    if data != expected:
+        # Compare as text, so that pytest shows a readable diff (repr shows a \r).
+        assert data.decode("utf-8", "replace") == expected.decode("utf-8", "replace"), \
+            f"{name} differs from its golden file; {how}"
+        raise AssertionError(f"{name} differs from its golden file in bytes; {how}")
+
+
+def record(key: str = "k", type_: str = "misc", **fields: str | None) -> Record:
+    """A record built in memory, as a test needs one: ``record(title="T", year="2020")``.
+
+    A field given as None is left out (handy for parameters that may be absent).
+    """
+    return Record(key, type_, {k: v for k, v in fields.items() if v is not None})
 
 
 def write(path: Path, text: str | bytes) -> Path:

@@ -93,7 +93,7 @@ def test_each_refusal_is_one_line_and_writes_nothing(cli, library, args, message
     assert r.exit_code == 2
     assert message in r.stderr
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
-    assert "Traceback" not in r.output
+    assert r.stdout == ""  # no key printed: nothing was added
     assert_unchanged(library, before)
 
 
@@ -161,7 +161,8 @@ def test_prompts_for_missing_required_fields(cli, library):
                          "",                         # journal left empty: asked again
                          "Journal of Things",
                          "99",                       # not a year: asked again
-                         "2021"]) + "\n"
+                         "2021",
+                         ""]) + "\n"                 # no research area
     r = cli("add", "--interactive", "-l", library, input=answers)
     assert r.exit_code == 0, r.output
     assert r.stdout.strip() == "lovelace2021sparse"
@@ -176,10 +177,31 @@ def test_prompts_for_missing_required_fields(cli, library):
 
 def test_prompts_only_for_what_is_missing(cli, library):
     r = cli("add", "--interactive", "--type", "inproceedings", "--title", "Only Venue Missing",
-            "--author", "Ada Lovelace", "--year", "2022", "-l", library, input="ICML 2022\n")
+            "--author", "Ada Lovelace", "--year", "2022", "--area", "computer vision",
+            "-l", library, input="ICML 2022\n")
     assert r.exit_code == 0, r.output
-    assert "Entry type" not in r.stderr
+    assert "Entry type" not in r.stderr and "Areas" not in r.stderr  # --area answered it
     assert entries(library)["lovelace2022only"].fields["booktitle"] == "ICML 2022"
+
+
+def test_the_interactive_add_asks_for_areas_naming_the_known_ones(cli, library):
+    r = cli("add", "--interactive", "--type", "inproceedings", "--title", "Areas Asked",
+            "--author", "Ada Lovelace", "--year", "2022", "-l", library,
+            input="ICML 2022\nsystems and networking, computer vison\n"
+                  "systems and networking, Computer vision\n")
+    assert r.exit_code == 0, r.output
+    assert "research areas: Artificial intelligence; Programming languages" in r.stderr
+    assert "did you mean 'Computer vision'" in r.stderr  # the typo: said, asked again
+    assert entries(library)["lovelace2022areas"].areas == ["Systems and networking",
+                                                           "Computer vision"]
+
+
+def test_the_input_ending_at_the_areas_question_writes_nothing(cli, library):
+    before = library.read_bytes()
+    r = cli("add", "--interactive", "--type", "inproceedings", "--title", "Areas Asked",
+            "--author", "Ada Lovelace", "--year", "2022", "-l", library, input="ICML 2022\n")
+    assert r.exit_code == 2 and "input ended" in r.stderr
+    assert_unchanged(library, before)
 
 
 def test_no_prompt_when_nothing_is_missing(cli, library):

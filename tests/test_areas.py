@@ -6,20 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from pubcli import areas as A
-from pubcli.config import Config
+from pubcli.usecases import areas as A
+from pubcli.local.config import Config
 from pubcli.errors import NotFound, ValidationError
-from pubcli.grouping import Filters
-from pubcli.model import Record
+from pubcli.usecases.grouping import Filters
+from pubcli.schema.model import Record
+
+from .conftest import record
 
 VOCAB = ["Artificial intelligence", "Systems and networking", "Computer vision"]
 
 
 def rec(keywords: str | None = None, **extra: str) -> Record:
-    fields = {"title": "T", **extra}
-    if keywords is not None:
-        fields["keywords"] = keywords
-    return Record("k", "misc", fields)
+    return record(title="T", **extra, keywords=keywords)
 
 
 @pytest.mark.parametrize("name", ["Vision, Graphics", "A; B"])
@@ -107,11 +106,10 @@ CONFIG = Config(areas=VOCAB, path=Path("pubcli.toml"))
 
 
 def lib_records() -> list[Record]:
-    return [Record("zero2020", "misc", {"title": "ZeRO", "year": "2020",
-                                        "keywords": "Systems and networking"}),
-            Record("vision2021", "article", {"title": "Seeing Things", "year": "2021",
-                                             "keywords": "Computer vision, Zoology"}),
-            Record("plain2022", "misc", {"title": "Plain Zero Things", "year": "2022"})]
+    return [record("zero2020", title="ZeRO", year="2020", keywords="Systems and networking"),
+            record("vision2021", "article", title="Seeing Things", year="2021",
+                   keywords="Computer vision, Zoology"),
+            record("plain2022", title="Plain Zero Things", year="2022")]
 
 
 def test_unique_keeps_the_first_spelling():

@@ -244,6 +244,7 @@ def document(draw) -> str:
     return "".join(out)
 
 
+@pytest.mark.slow
 @given(doc=document())
 @settings(SETTINGS)
 def test_generated_documents_read_as_bibtex_reads_them(doc):
@@ -320,6 +321,7 @@ KEYS = ["quote2020", "escaped2021", "at2019", "paren2018", "nextline2017", "norm
 # whose "{" is on the next line; it writes "a\}b" as {a\}b}, which BibTeX reads cut short)
 VALUES = ["50% of {A}s", "x@y.org", "C# and F#", 'say "hi"', "a\\b", "{balanced {nested}}",
           "\\{x\\}", "a}b", "{a", "a\\}b", "@misc{injected, title={x}}"]
+UNBALANCED = {"a}b", "{a"}  # by BibTeX's count: the only values refused
 
 
 @pytest.fixture
@@ -370,7 +372,8 @@ def test_tag_changes_only_the_tagged_entry(cli, lib, key):
 def test_edit_set_writes_what_bibtex_reads_as_meant(cli, lib, key, value):
     before, data = bib(lib), lib.read_bytes()
     r = cli("edit", key, "--set", f"note={value}", "-l", lib)
-    if r.exit_code == 2:  # refused: then nothing is written
+    if value in UNBALANCED:  # refused: then nothing is written
+        assert r.exit_code == 2 and "unbalanced braces" in r.stderr
         assert lib.read_bytes() == data
         return
     assert r.exit_code == 0, r.output
@@ -414,7 +417,8 @@ def test_add_writes_what_bibtex_reads_as_meant(cli, lib, value):
     r = cli("add", "--type", "misc", "--title", f"Title {value}", "--author", "Kim Kay",
             "--year", "2024", "--key", "added2024", "--field", f"note={value}",
             "--no-interactive", "--force", "-l", lib)
-    if r.exit_code == 2:
+    if value in UNBALANCED:
+        assert r.exit_code == 2 and "unbalanced braces" in r.stderr
         assert lib.read_bytes() == data
         return
     assert r.exit_code == 0, r.output

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pubcli.latex import to_text
+from pubcli.text.latex import to_text
 
 from . import bibtex_oracle as oracle
 from . import test_online_server

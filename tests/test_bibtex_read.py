@@ -11,7 +11,7 @@ import pytest
 
 from pubcli import bibtex, store
 from pubcli.errors import ValidationError
-from pubcli.model import Record
+from pubcli.schema.model import Record
 
 
 def read(text: str):

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 from pubcli import store
-from pubcli.display import compute_row
-from pubcli.model import Record
+from pubcli.text.display import compute_row
+from pubcli.schema.model import Record
 from pubcli.store import cache
 
 from .conftest import write
@@ -122,7 +122,7 @@ def test_display_rows_come_from_the_cache_and_follow_saves(tmp_path, cli):
     assert rows_file.stat().st_ino == inode, "a save rewrote the display cache"
     lib = store.load(path, display=True)
     assert lib.document.rows_cached
-    assert lib["k5"].row[6] == ("Area 2", "Area 1")
+    assert lib["k5"].row.areas == ("Area 2", "Area 1")
     assert all(rec.row == compute_row(Record(rec.key, rec.type, rec.fields)) for rec in lib)
     cold = cli("list", "--by", "year", "-l", str(path), env={"PUBCLI_NO_CACHE": "1"})
     assert cli("list", "--by", "year", "-l", str(path)).stdout == cold.stdout
@@ -132,7 +132,7 @@ def test_a_record_never_shows_a_row_of_other_fields():
     rec = Record("a", "article", {"title": "Old", "year": "2001", "keywords": "X"})
     rec.row = compute_row(rec)
     new = rec.copy(fields={**rec.fields, "title": "New", "year": "2002"})
-    assert new.row is None and new.year == 2002 and compute_row(new)[0] == "New"
+    assert new.row is None and new.year == 2002 and compute_row(new).title == "New"
 
 
 def test_a_frame_still_being_appended_does_not_spoil_the_ones_before(tmp_path):

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pubcli import checks, store
+from pubcli.usecases import checks
+from pubcli import store
 
 from .conftest import write
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from pubcli import config, editing, store
+from pubcli.local import config
+from pubcli.usecases import editing
+from pubcli import store
 from pubcli.errors import ErrorGroup, ExitCode, LibraryNotFound, ValidationError
-from pubcli.names import matches_person, person_query
-from pubcli.refs import split_ref
+from pubcli.schema.names import matches_person, person_query
+from pubcli.usecases.refs import split_ref
 from pubcli.render import entry, table
 
 from .conftest import write
@@ -75,7 +77,7 @@ def test_edit_text_core_refuses_and_accepts():
 
 
 def test_distinct_pairs_follow_a_rename(tmp_path):
-    from pubcli import distinct
+    from pubcli.usecases import distinct
 
     lib = write(tmp_path / "l.bib", LIB)
     distinct.add(lib, [("b", "x"), ("y", "z")])

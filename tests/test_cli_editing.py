@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pubcli import distinct, editing, store
+from pubcli.usecases import distinct, editing
+from pubcli import store
 from pubcli.errors import NotFound, ValidationError
 
 from .conftest import write
@@ -212,7 +213,7 @@ def test_a_refused_edit_keeps_the_users_text_and_names_the_open_brace(
 
 
 def test_unbalanced_brace_counts_as_bibtex_does():
-    from pubcli.editing import unbalanced_brace
+    from pubcli.usecases.editing import unbalanced_brace
 
     assert unbalanced_brace("@misc{o, title = {a}}") is None
     assert unbalanced_brace("@misc{o,\n  year = {2019\n}").line == 1

@@ -111,7 +111,7 @@ def test_every_command_has_help_with_an_example(cli):
 
 
 def test_ctrl_c_prints_one_line_and_writes_nothing(cli, library, monkeypatch):
-    from pubcli import areas
+    from pubcli.usecases import areas
 
     before = library.read_bytes()
 
@@ -155,14 +155,14 @@ def test_ctrl_c_during_the_write_says_what_is_true(cli, library, monkeypatch, la
         assert r.stderr == "error: interrupted; nothing was written\n"
         assert library.read_bytes() == before
     # the next command starts afresh: its own interrupt wrote nothing
-    monkeypatch.setattr("pubcli.areas.plan_tag", interrupt)
+    monkeypatch.setattr("pubcli.usecases.areas.plan_tag", interrupt)
     r = cli("tag", "wang2024zero", "--add", "Systems and networking", "-l", library)
     assert r.stderr == "error: interrupted; nothing was written\n"
 
 
 def test_a_crash_keeps_its_traceback_and_never_exits_0_or_1(library, monkeypatch, capsys):
     """A bug inside `check` must not read as "found something" (1) in CI."""
-    from pubcli import checks
+    from pubcli.usecases import checks
     from pubcli.cli import main
 
     def boom(*a, **k):
@@ -179,7 +179,7 @@ def test_a_crash_keeps_its_traceback_and_never_exits_0_or_1(library, monkeypatch
 
 def test_a_crash_in_a_real_process_exits_70(tmp_path):
     lib = write(tmp_path / "l.bib", "@misc{a, title = {T}}\n")
-    code = ("import sys, pubcli.checks as c\n"
+    code = ("import sys, pubcli.usecases.checks as c\n"
             "def boom(*a, **k): raise RuntimeError('a bug')\n"
             "c.check = boom\n"
             f"sys.argv = ['pubcli', 'check', '-l', {str(lib)!r}]\n"

@@ -1,4 +1,4 @@
-"""TAB completion of keys, KEY@LINE, areas, types and choices (pubcli.complete), through
+"""TAB completion of keys, KEY@LINE, areas, types and choices (pubcli.usecases.complete), through
 the CLI (CliRunner) and as the shell runs it (a whole process, the fast path)."""
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-from pubcli import complete, keyindex, store
+from pubcli.usecases import complete
+from pubcli.local import keyindex
+from pubcli import store
 
 from .conftest import write
 

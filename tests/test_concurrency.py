@@ -17,7 +17,7 @@ import pytest
 
 from pubcli import bibtex, store
 from pubcli.errors import LockTimeout
-from pubcli.model import Record
+from pubcli.schema.model import Record
 
 from .conftest import SHIPPED
 
@@ -27,7 +27,7 @@ PER_WRITER = int(os.environ.get("PUBCLI_CONCURRENT_ADDS", "50"))
 WRITER = r"""
 import sys
 from pubcli import store
-from pubcli.model import Record
+from pubcli.schema.model import Record
 path, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 print("started", flush=True)
 sys.stdin.readline()          # all writers start together
@@ -49,7 +49,7 @@ with store.locked(sys.argv[1]):
 WAITER = r"""
 import sys
 from pubcli import store
-from pubcli.model import Record
+from pubcli.schema.model import Record
 def told(message):
     sys.stderr.write(message + "\n")
     sys.stderr.flush()

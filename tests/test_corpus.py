@@ -16,8 +16,8 @@ import pytest
 from pubcli import bibtex, store
 from pubcli.errors import LibraryReadError
 from pubcli.exporters import style
-from pubcli.latex import to_text
-from pubcli.model import Record
+from pubcli.text.latex import to_text
+from pubcli.schema.model import Record
 
 from .conftest import ROOT
 
@@ -153,7 +153,7 @@ lost_words = _property().lost_words
     (r"Stra{\ss}e", "Stra e"),
 ])
 def test_the_display_property_catches_lost_and_joined_words(raw, broken):
-    """The property is defined from TeX's rules, not from pubcli.latex: it fails on
+    """The property is defined from TeX's rules, not from pubcli.text.latex: it fails on
     the displays pubcli used to give."""
     assert lost_words(raw, broken)
     assert not lost_words(raw, to_text(raw)), to_text(raw)

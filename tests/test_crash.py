@@ -32,7 +32,7 @@ TIME_BUDGET = float(os.environ.get("PUBCLI_CRASH_SECONDS", 600 if LONG else 60))
 # The edit step N makes, as source text: the zygote's children run it, and the
 # test runs it too (in memory) to know the exact bytes of the "new" version.
 EDIT = r'''
-from pubcli.model import Record
+from pubcli.schema.model import Record
 
 def edit(lib, step):
     kind = step % 4

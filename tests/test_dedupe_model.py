@@ -11,15 +11,15 @@ import pytest
 from pubcli import dedupe, store
 from pubcli.dedupe.evidence import Features, VetoKind, compare
 from pubcli.dedupe.weights import prior_model
-from pubcli.model import Record
+from pubcli.schema.model import Record
 
-from .conftest import ROOT, write
+from .conftest import ROOT, record, write
 
 HARD = ROOT / "tests" / "data" / "dedupe" / "hard_cases.bib"
 
 
 def rec(key: str, type_: str = "article", **fields: str) -> Record:
-    return Record(key, type_, fields)
+    return record(key, type_, **fields)
 
 
 def group_sets(groups) -> set[frozenset[str]]:

@@ -3,7 +3,6 @@ through the store's own code, newlines and indentation included."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 CRLF = "@misc{a,\r\n\ttitle = {A},\r\n\tyear = 2020\r\n}\r\n"
 ARGS = ("--title", "New one", "--author", "C D", "--year", "2021", "--no-interactive")

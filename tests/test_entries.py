@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from pubcli import config, entries, store
-from pubcli.entries import EntryOptions
+from pubcli.local import config
+from pubcli.usecases import adding as entries
+from pubcli import store
+from pubcli.usecases.adding import EntryOptions
 from pubcli.errors import DuplicateError, ParseError, ValidationError
-from pubcli.model import Record
+from pubcli.schema.model import Record
 
 from .conftest import SHIPPED
 

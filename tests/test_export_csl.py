@@ -18,11 +18,10 @@ from pathlib import Path
 import pytest
 
 from pubcli import store
-from pubcli.exporters import csl
-from pubcli.styles import STYLE_DIR, STYLES
+from pubcli.exporters.styles import STYLE_DIR, STYLES
 
-from .conftest import ROOT, write
-from .test_export import HOSTILE, check_html, golden, md_html
+from .conftest import ROOT, golden, write
+from .test_export import HOSTILE, check_html, md_html
 
 SCHEMA = ROOT / "tests" / "data" / "csl-data.json"
 PANDOC = shutil.which("pandoc")
@@ -167,7 +166,7 @@ def test_pandoc_citeproc_renders_the_csl_json(cli, mapped, library, tmp_path):
 
 
 # ------------------------------------------------------------------ styles
-@pytest.mark.parametrize("style", list(STYLES))
+@pytest.mark.parametrize("style", [pytest.param(s, marks=pytest.mark.slow) if s == "chicago" else s for s in STYLES])
 def test_list_in_each_style_matches_its_golden_file(cli, library, style):
     r = cli("list", "--format", "text", "--style", style, "-l", library)
     assert r.exit_code == 0, r.output
@@ -258,6 +257,7 @@ def test_a_broken_cache_file_is_ignored(cli, tmp_path):
     assert r.exit_code == 0 and "T one" in r.stdout
 
 
+@pytest.mark.slow
 def test_private_fields_stay_out_of_styled_pages_and_exported_csl_json(cli, tmp_path):
     lib = write(tmp_path / "l.bib", "@misc{a2020, author = {Doe, Jane}, title = {T}, "
                                     "year = 2020, note = {Secret remark}}\n")
@@ -335,6 +335,7 @@ def test_csl_json_mapping_follows_biblatex_as_pandoc_reads_it(cli, tmp_path):
     assert math["title"] == 'Sorting in <span class="nocase">$O(n \\log n)$</span> time'
 
 
+@pytest.mark.slow
 def test_styled_math_is_mathml_and_keeps_its_case(cli, tmp_path):
     lib = write(tmp_path / "m.bib", MAPPING)
     page = export(cli, "html", "--style", "chicago", "-l", lib)

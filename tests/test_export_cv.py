@@ -12,8 +12,7 @@ import zipfile
 
 import pytest
 
-from .conftest import write
-from .test_export import golden
+from .conftest import golden, write
 
 
 def test_latex_cv_section_matches_its_golden_file(cli, library):

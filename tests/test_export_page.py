@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from pubcli import store
-from pubcli.checks import check
-from pubcli.resources import link_problem, resources
+from pubcli.usecases.checks import check
+from pubcli.schema.resources import link_problem, resources
 
 from .conftest import write
 from .test_export import check_html, md_html

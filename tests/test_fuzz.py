@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pubcli import checks, store
+from pubcli.usecases import checks
+from pubcli import store
 from pubcli.errors import PubcliError
 
 from .conftest import ROOT, SHIPPED, SHIPPED_CONFIG

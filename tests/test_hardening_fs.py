@@ -21,7 +21,7 @@ import pytest
 
 from pubcli import store
 from pubcli.errors import LibraryNotFound, WriteError
-from pubcli.model import Record
+from pubcli.schema.model import Record
 
 from .conftest import SHIPPED
 
@@ -112,7 +112,7 @@ UNPRIVILEGED = r"""
 import json, os, sys
 from pubcli import store
 from pubcli.errors import PubcliError
-from pubcli.model import Record
+from pubcli.schema.model import Record
 path, key = sys.argv[1], sys.argv[2]
 try:
     with store.transaction(path) as lib:
@@ -245,7 +245,7 @@ FILL = r"""
 import resource, signal, sys
 from pubcli import store
 from pubcli.errors import PubcliError
-from pubcli.model import Record
+from pubcli.schema.model import Record
 path, limit = sys.argv[1], int(sys.argv[2])
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # get EFBIG instead of being killed
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))

@@ -7,8 +7,9 @@ import shutil
 import pytest
 
 from pubcli import store
-from pubcli.latex import fold, to_text
-from pubcli.names import split_authors
+from pubcli.text.latex import to_text
+from pubcli.text.fold import fold
+from pubcli.schema.names import split_authors
 
 from .conftest import SEED_PAGE, SHIPPED, write
 
@@ -122,8 +123,9 @@ def test_bib_import_sorts_new_duplicates_near_and_invalid(cli, library, tmp_path
     rows = [ln.split("\t") for ln in r.stdout.splitlines()]
     assert [row[0] for row in rows] == ["duplicate", "added", "review", "invalid"]
     assert "same as ruwase2010decoupled" in rows[0][4]
-    assert rows[2][1] == "" and "near novak2021caches" in rows[2][4]  # an earlier item
-    assert "journal" in rows[3][4]
+    # rows not added show the item's own key
+    assert rows[2][1] == "novak2021near" and "near novak2021caches" in rows[2][4]  # an earlier item
+    assert rows[3][1] == "broken2020" and "journal" in rows[3][4]
     counts = summary(r.stderr)
     assert counts["added"] == 1 and counts["near-duplicates to review (not added)"] == 1
     assert counts["skipped: invalid"] == 1

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from pubcli import entries, importers, store
-from pubcli.config import Config
+from pubcli.usecases import adding as entries, importing as importers
+from pubcli import store
+from pubcli.local.config import Config
 from pubcli.errors import ValidationError
 
 from .conftest import write
@@ -245,7 +246,7 @@ def test_areas_from_keywords_opts_in(cli, tmp_path):
     write(lib, "")
     r = cli("import", BBT, "--areas-from-keywords", "-l", lib)
     assert r.exit_code == 0, r.output
-    from pubcli.config import load_config
+    from pubcli.local.config import load_config
 
     areas = load_config(lib).areas
     assert areas[:2] == ["Systems and networking", "Statistic"] and "primary" in areas

@@ -6,15 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from pubcli import importers, latex, names, store
-from pubcli.config import Config
+from pubcli.usecases import importing as importers
+from pubcli.text import encode
+from pubcli.schema import names
+from pubcli import store
+from pubcli.local.config import Config
 from pubcli.errors import PubcliError, ValidationError
-from pubcli.importers import Item
-from pubcli.latex import fold, to_text
-from pubcli.model import Record
-from pubcli.names import parse_name, split_authors
+from pubcli.usecases.importing import Item
+from pubcli.text.latex import to_text
+from pubcli.text.fold import fold
+from pubcli.schema.model import Record
+from pubcli.schema.names import parse_name, split_authors
 
-from .conftest import SEED_PAGE, SHIPPED
+from .conftest import SEED_PAGE, SHIPPED, record
 
 
 def distinct(items):
@@ -148,7 +152,7 @@ def test_known_names_take_the_library_spelling():
     ("Phi-3 Technical Report", "Phi-3 Technical Report"),
 ])
 def test_protect_case(title, expected):
-    assert latex.protect_case(title) == expected
+    assert encode.protect_case(title) == expected
 
 
 def test_latex_specials_are_escaped():
@@ -157,7 +161,7 @@ def test_latex_specials_are_escaped():
 
 
 def rec(title, author="Ruwase, Olatunji", year="2010", key="", **extra):
-    return Record(key, "misc", {"author": author, "title": title, "year": year, **extra})
+    return record(key, author=author, title=title, year=year, **extra)
 
 
 LIFEGUARDS = ("Decoupled Lifeguards: Enabling Path Optimizations for Dynamic Correctness "
@@ -177,7 +181,7 @@ def test_plan_sorts_items_into_new_duplicate_repeat_and_near():
     assert find_matches(near, lib, threshold=importers.REVIEW_THRESHOLD)
     items = [Item(rec(LIFEGUARDS), 1), Item(rec("A Brand New Result"), 4),
              Item(rec("A Brand New Result"), 7), Item(near, 10),
-             Item(Record("", "article", {"title": "No Journal"}), 13)]
+             Item(record("", "article", title="No Journal"), 13)]
     out = importers.plan(items, lib, strict=True)
     assert [o.status for o in out] == ["duplicate", "new", "repeat", "near-duplicate", "invalid"]
     assert [o.added for o in out] == [False, True, False, False, False]

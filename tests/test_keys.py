@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from pubcli import keys, store
-from pubcli.model import Record
+from pubcli.schema import keys
+from pubcli import store
+from pubcli.schema.model import Record
 
-from .conftest import SHIPPED
+from .conftest import SHIPPED, record
 
 
 def rec(author="", title="", year="", editor="") -> Record:
-    fields = {"title": title}
-    if author:
-        fields["author"] = author
-    if editor:
-        fields["editor"] = editor
-    if year:
-        fields["year"] = year
-    return Record("", "misc", fields)
+    """A keyless record; an empty author, editor or year is an absent one."""
+    return record("", title=title, author=author or None, editor=editor or None,
+                  year=year or None)
 
 
 def test_shipped_library_follows_the_scheme():

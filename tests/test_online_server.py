@@ -14,7 +14,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pytest
 
 from pubcli.online import BadResponse, NetworkError
-from pubcli.online.http import SERVICES, Client, rate_spacing, retry_after
+from pubcli.online.http import Client
+from pubcli.online.services import SERVICES, rate_spacing, retry_after
 
 MAILTO = "tester@example.org"
 
@@ -259,7 +260,7 @@ def test_errors_are_not_cached(web, tmp_path):
                                    "https://x.org/?a=1"])
 def test_a_base_url_is_a_scheme_and_host_only(monkeypatch, value):
     from pubcli.errors import ConfigError
-    from pubcli.online.http import base_url
+    from pubcli.online.services import base_url
 
     monkeypatch.setenv("PUBCLI_CROSSREF_URL", value)
     with pytest.raises(ConfigError, match="PUBCLI_CROSSREF_URL must be a scheme and host"):

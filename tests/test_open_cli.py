@@ -75,6 +75,7 @@ def test_a_local_file_is_opened_from_the_library_folder(cli, lib, opener):
     assert opener() == [str((lib.parent / "papers" / "local.pdf").resolve())]
 
 
+@pytest.mark.slow  # waits 5 s to be sure no opener runs
 def test_print_only_prints(cli, lib, opener):
     r = cli("open", "zero2020", "--what", "code", "--print", "-l", lib)
     assert r.stdout == "https://github.com/example/zero\n"

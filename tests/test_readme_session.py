@@ -9,6 +9,8 @@ import shlex
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import ROOT
 
 
@@ -25,6 +27,7 @@ def _session() -> list[tuple[str, str]]:
     return [(cmd, "\n".join(out) + "\n") for cmd, out in steps]
 
 
+@pytest.mark.slow
 def test_the_first_five_minutes_are_what_the_readme_shows(tmp_path):
     env = {**os.environ, "COLUMNS": "88"}
     env.pop("PUBCLI_LIBRARY", None)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from pubcli import checks, entries, importers, schema, store, values
+from pubcli.usecases import checks, adding as entries, importing as importers
+from pubcli.schema import types as schema, values
+from pubcli import store
 from pubcli.errors import ValidationError
 
 from .conftest import write

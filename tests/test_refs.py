@@ -1,10 +1,11 @@
-"""The one key resolver (pubcli.refs): exact, case, KEY@LINE, unique prefix; one wording."""
+"""The one key resolver (pubcli.usecases.refs): exact, case, KEY@LINE, unique prefix; one wording."""
 
 from __future__ import annotations
 
 import pytest
 
-from pubcli import refs, store
+from pubcli.usecases import refs
+from pubcli import store
 from pubcli.errors import AmbiguousKey, AmbiguousPrefix, NotFound
 
 TEXT = """@misc{smith2020, title = {First}}

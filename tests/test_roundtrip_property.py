@@ -290,7 +290,7 @@ def test_adding_and_removing_entries_leave_the_rest_alone(doc, data):
     if lib.records and data.draw(st.booleans()):
         removed_at = data.draw(st.integers(0, len(lib.records) - 1))
         lib.remove(lib.records[removed_at])
-    from pubcli.model import Record
+    from pubcli.schema.model import Record
     lib.add(Record("zzadded2025", "misc", {"title": data.draw(BRACED_TEXT),
                                            "year": "2025"}))
     out = store.render(lib)

@@ -14,7 +14,7 @@ import pytest
 
 from pubcli import bibtex, store
 from pubcli.errors import LibraryNotFound, LibraryReadError, ValidationError, WriteError
-from pubcli.model import Record
+from pubcli.schema.model import Record
 
 from .conftest import ROOT, SHIPPED, write
 
@@ -238,7 +238,7 @@ def test_save_keeps_permissions_and_symlinks(library, tmp_path):
 WRITER = """
 import sys
 from pubcli import store
-from pubcli.model import Record
+from pubcli.schema.model import Record
 path, prefix, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 for i in range(n):
     with store.transaction(path) as lib:

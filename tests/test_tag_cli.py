@@ -52,12 +52,29 @@ def test_near_miss_is_refused_with_did_you_mean(cli, library):
     assert library.read_bytes() == before
 
 
-def test_new_area_with_new(cli, library):
+def test_new_area_with_new_is_added_to_the_config_with_its_comments(cli, library):
+    config = library.with_name("pubcli.toml")
+    before = config.read_text()
     r = cli("tag", "wang2024zero", "--add", "Sytems and networking", "--new", "-l", library)
-    assert r.exit_code == 0
-    assert "not in the 'areas'" in r.stderr
+    assert r.exit_code == 0, r.output
     assert areas_of(library)["wang2024zero"] == ["Artificial intelligence",
                                                  "Sytems and networking"]
+    assert f"added 'Sytems and networking' to the 'areas' of {config}" in r.stderr
+    assert "not in the 'areas'" not in r.stderr
+    after = config.read_text()
+    assert "# Research areas, in the order lists and pages show them." in after
+    assert after.replace('    "Sytems and networking",\n', "") == before
+    # from then on nothing warns about it
+    assert "not in the 'areas'" not in cli("areas", "-l", library).stderr
+    assert cli("check", "-l", library).stdout.count("Sytems") == 0
+
+
+def test_new_area_dry_run_leaves_the_config(cli, library):
+    config = library.with_name("pubcli.toml")
+    before = config.read_text()
+    r = cli("tag", "wang2024zero", "--add", "Quantum", "--new", "--dry-run", "-l", library)
+    assert r.exit_code == 0 and "would add 'Quantum' to the 'areas'" in r.stderr
+    assert config.read_text() == before
 
 
 def test_without_config_the_library_is_the_vocabulary(cli, library):
@@ -189,7 +206,10 @@ def test_areas_lists_counts_in_config_order(cli, library):
 
 
 def test_areas_flags_areas_missing_from_the_config(cli, library):
-    cli("tag", "wang2024zero", "--add", "Quantum", "--new", "-l", library)
+    head, _, tail = library.read_text().partition("@inproceedings{wang2024zero,")
+    tail = tail.replace("keywords = {Artificial intelligence}",
+                        "keywords = {Artificial intelligence, Quantum}", 1)
+    library.write_text(f"{head}@inproceedings{{wang2024zero,{tail}")  # by hand, not by tag
     r = cli("areas", "--format", "json", "-l", library)
     rows = json.loads(r.stdout)
     assert rows[-1] == {"area": "Quantum", "count": 1, "configured": False}
@@ -251,6 +271,23 @@ def test_tag_rename_in_pyproject(cli, tmp_path):
     assert r.exit_code == 0, r.output
     assert (tmp_path / "pyproject.toml").read_text() == \
         '[project]\nname = "x"\n\n[tool.pubcli]\nareas = ["New", "Other"]  # keep\n'
+
+
+def test_tag_new_in_pyproject_keeps_the_rest_of_the_file(cli, tmp_path):
+    lib = write(tmp_path / "lib.bib", "@misc{a, title = {T}, keywords = {Old}}\n")
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n\n[tool.pubcli]\n'
+                                       'areas = ["Old", "Other"]  # keep\n')
+    r = cli("tag", "a", "--add", "Quantum", "--new", "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "pyproject.toml").read_text() == \
+        '[project]\nname = "x"\n\n[tool.pubcli]\nareas = ["Old", "Other", "Quantum"]  # keep\n'
+
+
+def test_tag_new_without_an_areas_list_writes_no_config(cli, tmp_path):
+    lib = write(tmp_path / "lib.bib", "@misc{a, title = {T}, keywords = {Old}}\n")
+    r = cli("tag", "a", "--add", "Quantum", "--new", "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert not (tmp_path / "pubcli.toml").exists() and "to the 'areas'" not in r.stderr
 
 
 def test_tag_rename_with_a_repeated_key_renames_both_entries_separately(cli, tmp_path):

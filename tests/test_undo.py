@@ -61,6 +61,7 @@ def command(kind: str, n: int, word: str, path: Path) -> list[str]:
 KINDS = ["add", "tag", "tag-all", "edit", "remove", "rename", "dedupe", "import"]
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(steps=st.lists(st.tuples(st.sampled_from(KINDS), st.integers(0, 999),
                                 st.text("abcxyz", min_size=1, max_size=5)),

@@ -1,13 +1,15 @@
 """Writing plain text as BibTeX, one rule each (issue 14): a person's name in
-:func:`pubcli.names.bibtex_name`, LaTeX's specials and case protection in
-:mod:`pubcli.latex`; ``import`` (a pasted listing) and the online sources write the
+:func:`pubcli.schema.names.bibtex_name`, LaTeX's specials and case protection in
+:mod:`pubcli.text.latex`; ``import`` (a pasted listing) and the online sources write the
 same name and the same title the same way."""
 
 from __future__ import annotations
 
 import pytest
 
-from pubcli import importers, latex, names
+from pubcli.usecases import importing as importers
+from pubcli.text import encode
+from pubcli.schema import names
 from pubcli.online import mapping
 
 
@@ -53,12 +55,12 @@ def test_a_listing_and_a_web_service_write_a_title_the_same_way():
 
 
 def test_escape_covers_every_special():
-    assert latex.escape(r"\ { } & % $ # _ ~ ^") == (
+    assert encode.escape(r"\ { } & % $ # _ ~ ^") == (
         r"\textbackslash{} \{ \} \& \% \$ \# \_ \textasciitilde{} \textasciicircum{}")
 
 
 def test_protection_leaves_braced_groups_and_escaped_braces_alone():
-    assert latex.protect_case("{DeepSpeed} and DeepSpeed") == "{DeepSpeed} and {DeepSpeed}"
+    assert encode.protect_case("{DeepSpeed} and DeepSpeed") == "{DeepSpeed} and {DeepSpeed}"
     # an escaped brace opens no group: the word after it is still protected
-    assert latex.protect_case(r"\{ RoBERTa") == r"\{ {RoBERTa}"
-    assert latex.protect_case("Fine-Grained Phi-3 3D") == "Fine-Grained Phi-3 {3D}"
+    assert encode.protect_case(r"\{ RoBERTa") == r"\{ {RoBERTa}"
+    assert encode.protect_case("Fine-Grained Phi-3 3D") == "Fine-Grained Phi-3 {3D}"

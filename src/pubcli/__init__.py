@@ -13,6 +13,17 @@ The Python API (the CLI is one client of it)::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the public API as a reader and mypy see it; loaded lazily below
+    from pubcli.errors import PubcliError
+    from pubcli.local.config import Config, find_library, load_config
+    from pubcli.schema.model import GroupBy, Record
+    from pubcli.store import load, loads, transaction
+    from pubcli.store import save  # type: ignore[no-redef]  # the function, not store/save.py
+    from pubcli.store.library import Library
+    from pubcli.usecases.grouping import Filters, group, select
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -26,16 +37,16 @@ def __getattr__(name: str):  # lazy re-exports keep `pubcli --help` fast
         from . import store
         return getattr(store, name)
     if name == "Library":
-        from .library import Library
+        from pubcli.store.library import Library
         return Library
     if name in {"Record", "GroupBy"}:
-        from . import model
+        from pubcli.schema import model
         return getattr(model, name)
     if name in {"group", "select", "Filters"}:
-        from . import grouping
+        from pubcli.usecases import grouping
         return getattr(grouping, name)
     if name in {"find_library", "load_config", "Config"}:
-        from . import config
+        from pubcli.local import config
         return getattr(config, name)
     if name == "PubcliError":
         from .errors import PubcliError

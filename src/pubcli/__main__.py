@@ -1,5 +1,5 @@
 """The ``pubcli`` program. A TAB press (``_PUBCLI_COMPLETE`` set) is answered here
-when it can be, before the CLI framework is imported (:mod:`pubcli.complete`)."""
+when it can be, before the CLI framework is imported (:mod:`pubcli.usecases.complete`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def main() -> None:
 
 def _complete_fast() -> None:
     """Answer the shell from the kept grammar and key index; return when the CLI must."""
-    from . import complete
+    from pubcli.usecases import complete
     from .render import shell
 
     req = shell.request(os.environ)

@@ -39,13 +39,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .. import gcpause
-from ..model import Record
-from ..values import MONTH_MACROS as _MONTH_ABBREVIATIONS
-from ..values import MONTH_NAMES
+from pubcli.local import gcpause
+from pubcli.schema.model import Record
+from pubcli.schema.values import MONTH_MACROS as _MONTH_ABBREVIATIONS
+from pubcli.schema.values import MONTH_NAMES
 
 #: the month macros every BibTeX style defines (jan -> January): the months' one home
-#: is pubcli.values
+#: is pubcli.schema.values
 MONTH_MACROS = dict(zip(_MONTH_ABBREVIATIONS, MONTH_NAMES, strict=True))
 
 #: Source.read_only for an entry without a key (``@article{,``): kept and reported.

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Mapping, NamedTuple
 
 from ..errors import ValidationError
-from ..model import Record
+from pubcli.schema.model import Record
 from .read import IDENT_RE, MONTH_MACROS, Source
 
 # A key pubcli gives an entry (add --key, rename): one BibTeX reads whole and LaTeX can
@@ -132,7 +132,7 @@ _MONTH_MACRO_OF = {full: abbr for abbr, full in MONTH_MACROS.items()}
 class Form:
     """How pubcli writes an entry: the canonical form of ``pubcli fmt`` and the form in
     which add, import, update and sync write new entries and fields (``[fmt]`` in
-    pubcli.toml, read by :func:`pubcli.config.load_config`). The defaults are the
+    pubcli.toml, read by :func:`pubcli.local.config.load_config`). The defaults are the
     layout pubcli has always written.
 
     Layout (never changes what BibTeX reads): ``indent`` (None: the file's own),
@@ -185,18 +185,18 @@ def normalise(name: str, value: str, form: Form = DEFAULT_FORM) -> str:
     if form.pages and name == "pages":
         value = _dashed(value)
     if form.bare_doi and name == "doi":
-        from ..values import parse_doi
+        from pubcli.schema.values import parse_doi
 
         doi = parse_doi(value)
         if doi is not None and braces_balanced(doi):
             value = doi
     if form.encoding and not (name in _NOT_TEXT or name.startswith("url")):
-        from .. import latex
+        from pubcli.text import encode
 
-        value = latex.to_latex(value) if form.encoding == "latex" else \
-            latex.to_unicode(value)
+        value = encode.to_latex(value) if form.encoding == "latex" else \
+            encode.to_unicode(value)
     if form.protect and name in TITLE_FIELDS:
-        from ..latex import protect_case
+        from pubcli.text.encode import protect_case
 
         value = protect_case(value)
     return value
@@ -221,7 +221,7 @@ def month_macro(value: str) -> str | None:
     ``5``; None when the value is not one month so written."""
     if value in _MONTH_MACRO_OF:
         return _MONTH_MACRO_OF[value]
-    from ..values import parse_month
+    from pubcli.schema.values import parse_month
 
     v = value.strip().lower().rstrip(".")
     n = parse_month(v) if len(v) < 10 else None

@@ -11,6 +11,7 @@ found something returns ``ExitCode.FOUND`` (1); Ctrl-C prints one line and exits
 from __future__ import annotations
 
 import importlib
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -36,6 +37,12 @@ class _PipeClosed(Exception):
 class PubcliGroup(TyperGroup):
     """Runs every command inside pubcli's error boundary (CliRunner included)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from .helptext import use_example_formatter
+
+        use_example_formatter(self)  # examples wrap between shell words, not in quotes
+
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
 
@@ -48,7 +55,7 @@ class PubcliGroup(TyperGroup):
 
             from .completing import answer_or_fall_through
 
-            answer_or_fall_through(self)  # keys, areas, types, choices: pubcli.complete
+            answer_or_fall_through(self)  # keys, areas, types, choices: pubcli.usecases.complete
 
             completion_init()
         super()._main_shell_completion(ctx_args, prog_name, complete_var)
@@ -69,7 +76,7 @@ class PubcliGroup(TyperGroup):
         from ._click import Abort, ClickException, UsageError
 
         # The collector stays on (what a command throws away is collected); the store
-        # pauses it while it builds a big library and freezes the result (pubcli.gcpause).
+        # pauses it while it builds a big library and freezes the result (pubcli.local.gcpause).
         frozen_before = gc.get_freeze_count()
         _name_the_command(args)
         if sys.stdin is None:  # started with stdin closed (<&-): reads as empty, never hangs
@@ -87,6 +94,8 @@ class PubcliGroup(TyperGroup):
         except PubcliError as exc:
             code = _report(exc)
         except (_Interrupted, Abort) as exc:
+            if isinstance(exc, _Interrupted):
+                _off_the_interrupt_line()
             _error(_interrupted_message("interrupted" if isinstance(exc, _Interrupted)
                                         else "aborted", writes_before))
             code = ExitCode.INTERRUPTED
@@ -129,7 +138,7 @@ def _commit_wanted(path: Path) -> bool:
 
 
 def _config_says_git(path: Path) -> bool:
-    from .. import config
+    from pubcli.local import config
 
     return config.load_config(path).git
 
@@ -154,6 +163,15 @@ def _interrupted_message(what: str, writes_before: int) -> str:
     names = ", ".join(str(p) for p in done)
     return (f"{what} after the write: {names} {'was' if len(done) == 1 else 'were'} "
             "replaced, with the change complete")
+
+
+def _off_the_interrupt_line() -> None:
+    """A terminal echoes Ctrl-C as "^C" with no line end: the message goes below it."""
+    from .common import is_terminal
+
+    if is_terminal(sys.stderr):
+        with contextlib.suppress(ValueError, OSError):  # a stream closed under us
+            sys.stderr.write("\n")
 
 
 def _error(message: str) -> None:

@@ -86,7 +86,9 @@ def add_command(
 
         pubcli add --from paper.bib --area "Systems and networking"
     """
-    from .. import config, entries, importers, store
+    from pubcli.local import config
+    from pubcli.usecases import adding as entries, importing as importers
+    from pubcli import store
     from ..errors import ValidationError
     from . import dialogues
 
@@ -125,8 +127,10 @@ def add_command(
             for line in fetched_notes:
                 common.note(line)
         prompted = dialogues.stdin_is_terminal() if interactive is None else interactive
-        if prompted:
+        if prompted and entries.missing_required(opts, force=force):
             opts = dialogues.ask_missing_fields(opts, force=force)
+            if not opts.areas:  # a conversation was started: the areas belong in it
+                opts = _ask_areas(opts, path, cfg, allow_new=new)
         make_plan = partial(entries.plan_add, opts=opts, key=key, force=force, allow_new=new,
                             prompted=prompted)
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
@@ -139,6 +143,23 @@ def add_command(
         for rec in plan.records:
             lib.add(rec)
     _report(lib, plan.records, dry_run)
+
+
+def _ask_areas(opts, path: Path, cfg, *, allow_new: bool):
+    """The interactive add's question for areas, when there is a vocabulary to name."""
+    from dataclasses import replace
+
+    from pubcli import store
+    from pubcli.usecases import areas as A
+
+    from . import dialogues
+
+    known = A.vocabulary(cfg.areas, [] if cfg.areas else store.load(path).records)
+    if not known:
+        return opts
+    names = dialogues.ask_areas(known, lambda n: A.resolve(n, known, allow_new=allow_new,
+                                                           option="area").name)
+    return replace(opts, areas=names)
 
 
 def _report(lib, added: list, dry_run: bool) -> None:

@@ -37,8 +37,9 @@ def areas_command(
 
         pubcli areas --format json
     """
-    from .. import areas as A
-    from .. import config, store
+    from pubcli.usecases import areas as A
+    from pubcli.local import config
+    from pubcli import store
 
     path = common.library_path(library)
     lib = store.load(path)

@@ -57,7 +57,9 @@ def check_command(
 
 def _check_all(targets: list[Path], dedupe: bool):
     """(path, findings) for each readable file, and the errors of the others."""
-    from .. import checks, config, store
+    from pubcli.usecases import checks
+    from pubcli.local import config
+    from pubcli import store
     from ..errors import PubcliError
 
     results, failures = [], []
@@ -73,7 +75,7 @@ def _check_all(targets: list[Path], dedupe: bool):
 
 
 def _summary(results) -> str:
-    from .. import checks
+    from pubcli.usecases import checks
     from ..render import shown_path
 
     errors, warnings = checks.counts(f for _, found in results for f in found)

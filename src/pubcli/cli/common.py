@@ -6,12 +6,12 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
-from .. import config
-from ..grouping import Filters, parse_year_range
+from pubcli.local import config
+from pubcli.usecases.grouping import Filters, parse_year_range
 from ..render.text import clean
 
 LibraryOpt = typer.Option(None, "--library", "-l", metavar="PATH",
@@ -51,15 +51,23 @@ def report_problems(lib) -> None:
         shown += 1
 
 
-def stdout_is_terminal() -> bool:
-    """Is stdout a terminal? ``TTY_COMPATIBLE=1``/``0`` (as rich reads it) overrides."""
-    forced = os.environ.get("TTY_COMPATIBLE")
-    if forced in {"0", "1"}:
-        return forced == "1"
+def is_terminal(stream: Any, *, override: bool = False) -> bool:
+    """Is ``stream`` a terminal? The one test every command asks. With ``override``
+    (what is rendered on stdout), ``TTY_COMPATIBLE=1``/``0`` decides when set, as rich
+    reads it; a prompt, a pager, a progress bar and the line after ``^C`` need a real one."""
+    if override:
+        forced = os.environ.get("TTY_COMPATIBLE")
+        if forced in {"0", "1"}:
+            return forced == "1"
     try:
-        return sys.stdout.isatty()
+        return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+def stdout_is_terminal() -> bool:
+    """Is stdout a terminal (``TTY_COMPATIBLE`` overrides: :func:`is_terminal`)?"""
+    return is_terminal(sys.stdout, override=True)
 
 
 def terminal_width() -> int:
@@ -140,7 +148,7 @@ def page(text: str) -> None:
     import subprocess
 
     try:
-        real_terminal = sys.stdout.isatty()  # a pager needs one (TTY_COMPATIBLE is not one)
+        real_terminal = is_terminal(sys.stdout)  # a pager needs one (TTY_COMPATIBLE is not one)
     except (AttributeError, ValueError):
         real_terminal = False
     if not (real_terminal and text.count("\n") >= shutil.get_terminal_size().lines):
@@ -179,32 +187,49 @@ def echo(text: str) -> None:
         sys.stdout.write(clean(text))
 
 
+#: Seconds of work before a progress bar shows: what ends sooner shows none.
+PROGRESS_AFTER = 1.0
+
+
 @contextlib.contextmanager
-def progress_bar(label: str):
-    """A callback ``(what, done, total)`` drawing a transient bar on stderr when it is a
-    terminal, doing nothing otherwise (stderr is talk; a pipe gets no bar)."""
-    try:
-        terminal = sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        terminal = False
-    if not terminal:
+def progress_bar(label: str, *, after: float | None = None):
+    """A :data:`pubcli.usecases.progress.Progress` callback ``(what, done, total)`` that draws
+    a transient rich bar on stderr when stderr is a terminal, once the work has run
+    ``after`` seconds (:data:`PROGRESS_AFTER`); None otherwise (stderr is talk; a pipe
+    or a log gets no bar). The bar is gone when the block ends."""
+    if not is_terminal(sys.stderr):
         yield None
         return
-    from rich.console import Console
-    from rich.progress import Progress
+    import time
 
-    with Progress(transient=True, console=Console(stderr=True)) as bar:
-        task = bar.add_task(label, total=None)
+    wait = PROGRESS_AFTER if after is None else after
+    start = time.monotonic()
+    shown: list = []  # [the rich Progress, its task], once drawn
 
-        def update(what: str, done: int, total: int) -> None:
-            """``total`` 0: not known (the bar pulses)."""
-            bar.update(task, description=what, completed=done, total=total or None)
+    def update(what: str, done: int, total: int) -> None:
+        """``total`` 0: not known (the bar pulses)."""
+        if not shown:
+            if time.monotonic() - start < wait:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
 
+            bar = Progress(transient=True, console=Console(stderr=True))
+            bar.start()
+            shown.extend([bar, bar.add_task(what or label, total=total or None,
+                                            completed=done)])
+        bar, task = shown
+        bar.update(task, description=what or label, completed=done, total=total or None)
+
+    try:
         yield update
+    finally:
+        if shown:
+            shown[0].stop()
 
 
 def note_contact(client) -> None:
     """Once per command: how to set a contact address, when none is set."""
     if not client.mailto:
         note("no contact address is set, so Crossref serves these requests from its "
-             "public pool; set mailto in ~/.config/pubcli/config.toml or $PUBCLI_MAILTO")
+             "public pool; set mailto in ~/.config/pubcli/local/config.toml or $PUBCLI_MAILTO")

@@ -1,6 +1,6 @@
 """Completion the CLI's way: derive the grammar the fast path uses (which options take
 values, what each argument completes) from the commands themselves, keep it, and
-answer with it (see :mod:`pubcli.complete`)."""
+answer with it (see :mod:`pubcli.usecases.complete`)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def grammar(group: Any) -> dict:
 def answer_or_fall_through(group: Any) -> None:
     """Answer a completion request with the grammar (and keep it for the fast path);
     return only when the framework should answer (option names, files)."""
-    from .. import complete
+    from pubcli.usecases import complete
     from ..render import shell
 
     found = grammar(group)

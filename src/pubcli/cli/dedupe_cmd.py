@@ -15,7 +15,7 @@ from . import common
 
 if TYPE_CHECKING:
     from ..dedupe import Group, Verdict
-    from ..library import Library
+    from pubcli.store.library import Library
 
 PROGRESS_MIN = 20000  # entries: show a progress bar on a terminal from this size up
 _DEFAULT_THRESHOLD = 98  # shown in --help (a test keeps it the core's DEFAULT_THRESHOLD)
@@ -141,7 +141,8 @@ def _detect(path: Path, threshold: float | None) -> tuple["Library", list["Group
 
 
 def _groups(path: Path, lib: "Library", threshold: float | None) -> list["Group"]:
-    from .. import dedupe, distinct
+    from pubcli import dedupe
+    from pubcli.usecases import distinct
 
     remembered = distinct.load(path)
     if len(lib.records) >= PROGRESS_MIN and _stderr_is_terminal():
@@ -161,10 +162,7 @@ def _groups(path: Path, lib: "Library", threshold: float | None) -> list["Group"
 
 
 def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
+    return common.is_terminal(sys.stderr)
 
 
 def _stderr_console():
@@ -179,7 +177,7 @@ def _evidence(link) -> str:
 
 
 def _json_groups(path: Path, groups: list["Group"]) -> list[dict]:
-    from ..latex import to_text
+    from pubcli.text.latex import to_text
 
     return [{
         "library": str(path),
@@ -221,8 +219,8 @@ def _heading(n: int, total: int | None, g: "Group") -> str:
 
 def _rows(g: "Group") -> list[list[str]]:
     from ..dedupe import person_strings
-    from ..latex import to_text
-    from ..view import view
+    from pubcli.text.latex import to_text
+    from pubcli.text.view import view
 
     rows = []
     for i, rec in enumerate(g.records, 1):
@@ -278,7 +276,7 @@ def _show_on_stderr(n: int, total: int, g: "Group") -> None:
 
 # ---------------------------------------------------------------- explain, weights
 def _one(lib: "Library", key: str):
-    from .. import refs
+    from pubcli.usecases import refs
 
     return refs.resolve(lib.records, key, path=lib.path)
 
@@ -385,7 +383,8 @@ def _merged_notes(results, dry_run: bool) -> None:
 
 
 def _merge_asking(path: Path, lib: "Library", groups: list["Group"], *, dry_run: bool) -> int:
-    from .. import bibtex, distinct, store
+    from pubcli import bibtex, store
+    from pubcli.usecases import distinct
     from . import dialogues
 
     if not groups:

@@ -22,10 +22,11 @@ T = TypeVar("T")
 
 
 def stdin_is_terminal() -> bool:
-    try:
-        return sys.stdin.isatty()
-    except (AttributeError, ValueError):
-        return False
+    return common.is_terminal(sys.stdin)
+
+
+def stderr_is_terminal() -> bool:
+    return common.is_terminal(sys.stderr)
 
 
 def say_when_reading_a_terminal(source: str, what: str) -> None:
@@ -142,7 +143,7 @@ PROMPT_LABELS = {
 def ask_missing_fields(opts, *, force: bool):
     """Ask for the required fields the options of ``pubcli add`` leave out (the
     entry type first, when it was not given)."""
-    from .. import entries
+    from pubcli.usecases import adding as entries
 
     if not entries.missing_required(opts, force=force):
         return opts
@@ -150,6 +151,20 @@ def ask_missing_fields(opts, *, force: bool):
         opts = replace(opts, type=_ask_type(entries.default_type(opts.venue), force))
     answers = {name: _ask_field(name) for name in entries.missing_required(opts, force=force)}
     return entries.with_answers(opts, answers)
+
+
+def ask_areas(known: Sequence[str], check: Callable[[str], str]) -> list[str]:
+    """Ask for the new entry's research areas (comma-separated; empty: none), naming
+    the ``known`` ones. ``check`` gives the vocabulary's spelling of a name, or raises
+    ValidationError (an unknown one, with its did-you-mean): said, and asked again."""
+    common.note("research areas: " + "; ".join(known))
+    while True:
+        answer = _ask("Areas (comma-separated, empty for none)", "")
+        try:
+            return [check(n) for n in (" ".join(p.split()) for p in answer.split(","))
+                    if n]
+        except ValidationError as exc:
+            common.note(exc.message)
 
 
 def _ask(label: str, default: str | None = None) -> str:
@@ -168,7 +183,7 @@ def _ask(label: str, default: str | None = None) -> str:
 
 
 def _ask_type(default: str, force: bool) -> str:
-    from .. import entries
+    from pubcli.usecases import adding as entries
 
     while True:
         answer = _ask("Entry type", default).strip() or default
@@ -179,7 +194,7 @@ def _ask_type(default: str, force: bool) -> str:
 
 
 def _ask_field(name: str) -> str:
-    from .. import entries
+    from pubcli.usecases import adding as entries
 
     label = PROMPT_LABELS.get(name, name.capitalize())
     while True:
@@ -222,6 +237,32 @@ def choose(question: str, choices: Sequence[str], default: str) -> str:
         if answer in choices:
             return answer
         sys.stderr.write(f"please answer one of {', '.join(choices)}\n")
+
+
+# ------------------------------------------------------------------ import
+def ask_near(outcome, which: str, where: str) -> str:
+    """``pubcli import``, one near-duplicate held back (``which``: "2 of 5"): show it
+    and the entry it is near, then ask for the verdict: the same work (SAME), a
+    different one (DIFFERENT), or later ("")."""
+    from pubcli.render.entry import field_text
+    from pubcli.render.text import one_line
+    from pubcli.usecases import importing as importers
+
+    def brief(rec) -> str:
+        first = field_text("author", rec.fields.get("author", "")).split("; ")[0]
+        title = field_text("title", rec.title, terminal=True)
+        return one_line(f"{title} ({rec.year or 'no year'}{', ' + first if first else ''})")
+
+    m = outcome.match
+    own = f" {one_line(outcome.own_key)}" if outcome.own_key else ""
+    sys.stderr.write(f"near-duplicate {which}: {where}:{outcome.item.line}{own}\n"
+                     f"  {brief(outcome.record)}\n"
+                     f"is near {one_line(m.record.key or '(an earlier item)')} "
+                     f"({one_line(', '.join(m.evidence[:2]) or m.rule)}):\n"
+                     f"  {brief(m.record)}\n")
+    answer = choose("the same work: skip it (s); a different work: add it (a); later (l)",
+                    ["s", "a", "l"], "l")
+    return {"s": importers.SAME, "a": importers.DIFFERENT}.get(answer, "")
 
 
 def ask_merge(group, show: Callable[[], None]):

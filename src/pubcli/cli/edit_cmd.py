@@ -42,7 +42,8 @@ def edit_command(
 
         pubcli edit wang2024zero --set doi=10.1145/3620666.3651379 --unset note
     """
-    from .. import editing, store
+    from pubcli.usecases import editing
+    from pubcli import store
     from . import dialogues
 
     path = common.library_path(library)

@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Iterator, List, Optional
 
 import typer
 
-from ..styles import CitationStyle
+from pubcli.exporters.styles import CitationStyle
 from . import common
 
 
@@ -86,11 +86,12 @@ def export_command(
 
         pubcli export latex --style ieee -o cv/publications.tex
     """
-    from .. import config, render, store
+    from pubcli.local import config
+    from pubcli import render, store
     from ..errors import ValidationError, WriteError
     from ..exporters import build_page, get, output as out_file
     from ..exporters.style import parse_grouping
-    from ..inherit import publications
+    from pubcli.schema.inherit import publications
 
     path = common.library_path(library)
     to_stdout = output is None or str(output) == "-"
@@ -111,15 +112,15 @@ def export_command(
     records = publications(lib.records)  # crossref/xdata fields inherited for display
     if format is ExportFormat.csl_json:
         from ..exporters import csl as csl_json
-        from ..grouping import select
+        from pubcli.usecases.grouping import select
 
         chosen = select(records, filters)
-        data: bytes | Iterator[bytes] = _encoded(csl_json.dump_chunks(chosen, cfg.private_fields))
+        data: bytes | Iterator[bytes] = _encoded(csl_json.dump_chunks(chosen, private=cfg.private_fields))
         total = len(chosen)
     elif format in (ExportFormat.latex, ExportFormat.docx):
         from ..exporters import cv
         from ..exporters.cslstyle import styler as make_styler
-        from ..grouping import select
+        from pubcli.usecases.grouping import select
 
         if to_stdout and format is ExportFormat.docx and common.stdout_is_terminal():
             raise ValidationError("not writing a .docx file to the terminal; use -o FILE")

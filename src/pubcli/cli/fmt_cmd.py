@@ -94,7 +94,9 @@ def _split(targets: list[str]) -> tuple[list[Path], list[str]]:
 def _one(path: Path, keys: list[str] | None, sort: str | None, *, check: bool, diff: bool,
          dry_run: bool, fmt: str) -> bool:
     """Format (or check) one file; whether anything is (or was) not in the form."""
-    from .. import config, fmt as fmt_core, store
+    from pubcli.local import config
+    from pubcli.usecases import fmt as fmt_core
+    from pubcli import store
     from ..render import changes, shown_path
     from ..render.ci import findings
 

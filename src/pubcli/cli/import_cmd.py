@@ -34,8 +34,13 @@ def import_command(
         help="Make the file's own keywords research areas: a near miss is filed under "
              "the area it is close to, the others are added to the areas of pubcli.toml."),
     add_near: bool = typer.Option(False, "--add-near",
-                                  help="Also add the near-duplicates instead of holding them "
-                                       "back for review."),
+                                  help="Add the near-duplicates instead of holding them back "
+                                       "for review, and remember that they are not "
+                                       "duplicates (for 'dedupe' and the next import)."),
+    skip_near: bool = typer.Option(False, "--skip-near",
+                                   help="Judge every near-duplicate the same work as its "
+                                        "match: skip it, and remember that, so the next "
+                                        "import skips it without asking."),
     force: bool = typer.Option(False, "--force", help="Accept unknown entry types (with "
                                                       "--strict)."),
     strict: bool = typer.Option(False, "--strict",
@@ -68,10 +73,14 @@ def import_command(
     Each item is matched against the library and the items before it, with
     the matcher of 'pubcli dedupe': duplicates are skipped and counted;
     near-duplicates (a match probability of 50% but below the matcher's
-    default) are held back and listed for review
-    (--add-near adds them). stdout gets one line per item: STATUS, KEY (when
-    added), YEAR, TITLE, the matching entry or the problem, and the item's
-    LINE in FILE (tab-separated when piped); a summary goes to stderr.
+    default) are held back for review: on a terminal you are asked about each
+    (the same work: skip it; a different one: add it; or later); --add-near
+    adds them all, --skip-near skips them all. A verdict is remembered beside
+    the library (<library>.distinct.txt, as 'dedupe' keeps "not duplicates",
+    and <library>.same.txt), so a re-import does not ask again. stdout gets one
+    line per item: STATUS, KEY (the key given when added, else the item's
+    own), YEAR, TITLE, the matching entry or the problem, and the item's LINE
+    in FILE (tab-separated when piped); a summary goes to stderr.
 
     Examples:
 
@@ -79,26 +88,39 @@ def import_command(
 
         pubcli import colleague.bib --area "Systems and networking"
     """
-    from .. import config, importers, store
+    from pubcli import store
+    from pubcli.errors import ValidationError
+    from pubcli.local import config
+    from pubcli.usecases import distinct
+    from pubcli.usecases import importing as importers
 
     from .dialogues import say_when_reading_a_terminal
 
+    if add_near and skip_near:
+        raise ValidationError("--add-near and --skip-near contradict each other: give one")
     say_when_reading_a_terminal(source, "paste BibTeX or a publications list, end with Ctrl-D")
     text = importers.read_input(source, sys.stdin)
     path = common.library_path(library)
     cfg = config.load_config(path)
+    decisions = importers.Decisions(frozenset(distinct.load(path)), distinct.load_same(path))
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
         common.report_problems(lib)
-        plan = importers.plan_import(text, lib.records, cfg, source=source,
-                                     fmt=format_.value, areas=area or [], allow_new=new,
-                                     add_near=add_near, force=force, strict=strict,
-                                     areas_from_keywords=areas_from_keywords,
-                                     digest=lib.document.digest)
+        with common.progress_bar("matching against the library") as progress:
+            plan = importers.plan_import(text, lib.records, cfg, source=source,
+                                         fmt=format_.value, areas=area or [], allow_new=new,
+                                         add_near=add_near, force=force, strict=strict,
+                                         areas_from_keywords=areas_from_keywords,
+                                         digest=lib.document.digest, decisions=decisions,
+                                         progress=progress)
         for line in plan.warnings:
             common.warn(line)
+        _review_near(plan, lib, skip_all=skip_near, ask=source != "-" and not dry_run)
         for o in plan.outcomes:
             if o.added:
                 lib.add(o.record)
+        remember = importers.verdicts(plan.outcomes, lib.records)
+    if not dry_run:
+        _remember(path, *remember)
     if plan.new_areas:
         added = plan.new_areas if dry_run else config.add_areas(cfg, plan.new_areas)
         if added:
@@ -108,13 +130,53 @@ def import_command(
     _report(plan, dry_run)
 
 
+def _review_near(plan, lib, *, skip_all: bool, ask: bool) -> None:
+    """The held-back near-duplicates' verdicts: all "the same work" with --skip-near,
+    else asked one by one when stdin and stderr are a terminal (never otherwise)."""
+    from pubcli.usecases import importing as importers
+
+    from . import dialogues
+
+    held = [o for o in plan.outcomes if o.status == importers.NEAR and not o.added]
+    if not held:
+        return
+    if not skip_all and not (ask and dialogues.stdin_is_terminal()
+                             and dialogues.stderr_is_terminal()):
+        return
+    for n, o in enumerate(held, 1):
+        verdict = importers.SAME if skip_all else \
+            dialogues.ask_near(o, f"{n} of {len(held)}", plan.where)
+        if verdict:
+            importers.decide(plan.outcomes, o, verdict, lib.records)
+
+
+def _remember(path: Path, different: list, same: list) -> None:
+    """Keep the verdicts beside the library, and say where."""
+    from pubcli.usecases import distinct
+
+    if different:
+        n = len(distinct.add(path, different))
+        if n:
+            common.note(f"remembered {n} pair{'s' if n > 1 else ''} as not duplicates in "
+                        f"{distinct.distinct_path(path)}")
+    if same:
+        n = len(distinct.add_same(path, same))
+        if n:
+            common.note(f"remembered {n} entr{'ies' if n > 1 else 'y'} as the same work in "
+                        f"{distinct.same_path(path)}")
+
+
 def _row(o) -> tuple[str, ...]:
     """STATUS, KEY, YEAR, TITLE, MATCH/PROBLEM, LINE for one outcome."""
-    from ..importers import HELD, INVALID, NEAR, NEW
-    from ..latex import to_text
+    from pubcli.render.entry import field_text
+    from pubcli.text.latex import to_text
+    from pubcli.usecases.importing import HELD, INVALID, NEAR, NEW, SAME
 
     if o.status in (INVALID, HELD):
         ref = o.problem
+    elif o.decision == SAME and o.match is not None:
+        ref = f"same as {o.match.record.key} (" + \
+            ("judged so at an earlier import" if o.remembered else "your verdict") + ")"
     elif o.match is not None:
         m = o.match
         ref = f"{'near' if o.status == NEAR else 'same as'} " \
@@ -126,17 +188,28 @@ def _row(o) -> tuple[str, ...]:
     status = {NEW: "added", NEAR: "review, added" if o.added else "review",
               HELD: "review"}.get(o.status, o.status)
     rec = o.record
-    return (status, rec.key if o.added else "", str(rec.year or ""), to_text(rec.title), ref,
+    title = field_text("title", rec.title, terminal=True) if common.stdout_is_terminal() \
+        else to_text(rec.title)
+    return (status, rec.key if o.added else o.own_key, str(rec.year or ""), title, ref,
             str(o.item.line))
 
 
 def _report(plan, dry_run: bool) -> None:
+    from pubcli.usecases import importing as importers
+
     common.print_rows(["Status", "Key", "Year", "Title", "Match / problem", "Line"],
                       [list(_row(o)) for o in plan.outcomes])
     counts = plan.summary()
     width = max(len(label) for label, _ in counts)
     head = f"import of {plan.where}" + (" (dry run: nothing was written)" if dry_run else "")
     common.note("\n".join([head] + [f"  {label:<{width}}  {n:>6}" for label, n in counts]))
+    held = sum(1 for o in plan.outcomes if o.status == importers.NEAR and not o.added)
+    if held:
+        again = "pubcli import FILE" if plan.where == "<stdin>" else f"pubcli import {plan.where}"
+        common.note(f"{held} near-duplicate{'s are' if held > 1 else ' is'} held back (status "
+                    f"'review' above): run '{again}' on a terminal to decide each, or add "
+                    "--add-near to add them all (remembered as not duplicates) or "
+                    "--skip-near to skip them all (remembered as the same work)")
 
 
 def register(app: typer.Typer) -> None:

@@ -34,7 +34,7 @@ def init_command(
 
         pubcli init papers/refs.bib --dry-run
     """
-    from .. import config
+    from pubcli.local import config
     from ..errors import PubcliError, ValidationError
     from ..store import atomic_write
 

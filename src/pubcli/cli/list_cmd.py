@@ -8,8 +8,8 @@ from typing import List, Optional
 
 import typer
 
-from ..model import GroupBy, ListFormat
-from ..styles import CitationStyle
+from pubcli.schema.model import GroupBy, ListFormat
+from pubcli.exporters.styles import CitationStyle
 from . import common
 from .export_cmd import CslOpt, StyleOpt
 
@@ -55,21 +55,32 @@ def list_command(
 
         pubcli list --style apa > publications.txt
     """
-    from .. import config, store
-    from ..grouping import group, select
-    from ..inherit import publications
+    from pubcli.local import config
+    from pubcli import store
+    from pubcli.usecases.grouping import group, select
+    from pubcli.schema.inherit import publications
 
     path = common.library_path(library)
     cfg = config.load_config(path)
     filters = common.build_filters(area, type_, year, author, search, known_areas=cfg.areas)
-    lib = store.load(path, display=format not in (ListFormat.keys, ListFormat.bibtex))
+    if format is ListFormat.bibtex:  # the entries' own text
+        lib = store.Listing.of(store.load(path))
+    else:
+        lib = store.listing(path, display=format is not ListFormat.keys)
     common.report_problems(lib)
-    groups = group(select(publications(lib.records), filters), by, cfg.areas)
+    groups = group(select(publications(lib.records, inherits=lib.inherits), filters), by,
+                   cfg.areas)
     if not groups and format is ListFormat.text:
         common.note("no publications match" if not filters.is_empty()
                     else f"{path} holds no publications yet; add one with 'pubcli add'")
     if format is ListFormat.csl_json or style is not None or csl is not None:
-        sys.stdout.write(_csl_listing(groups, format, style, csl, owner or cfg.owner, by))
+        sys.stdout.write(_csl_listing(groups, format, style, csl, owner or cfg.owner, by,
+                                      cfg.private_fields))
+        return
+    if format is ListFormat.json:  # written as it is made: 130 MB for 100k entries
+        from pubcli.render.listing import json_chunks
+
+        sys.stdout.writelines(json_chunks(groups, by))
         return
     text = _render(groups, by, format, owner or cfg.owner, lib)
     if format in (ListFormat.text, ListFormat.line) and not no_pager:
@@ -82,8 +93,6 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
     """The listing in ``format``, laid out for where stdout goes."""
     from .. import render, store
 
-    if format is ListFormat.json:
-        return render.as_json(groups, by)
     if format is ListFormat.csv:
         return render.as_csv(groups, by)
     if format is ListFormat.keys:
@@ -93,7 +102,9 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
                             else None)
     if format is ListFormat.bibtex:
         # piped too: control characters never reach a text output (README)
-        return render.clean(render.as_bibtex(groups, lambda r: store.source_text(lib, r)))
+        full = lib.library
+        assert full is not None  # list_command loads in full for --format bibtex
+        return render.clean(render.as_bibtex(groups, lambda r: store.source_text(full, r)))
     if not groups:
         return ""
     if not common.stdout_is_terminal():
@@ -116,17 +127,17 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: Optional[str], lib) 
     return captured.get()
 
 
-def _csl_listing(groups, format: ListFormat, style, csl, owner, by) -> str:
+def _csl_listing(groups, format: ListFormat, style, csl, owner, by, private) -> str:
     """--format csl-json, or the text listing in a citation style (--style/--csl)."""
     from .. import render
     from ..errors import ValidationError
     from ..exporters import csl as cslmod, cslstyle
-    from ..grouping import unique_records
+    from pubcli.usecases.grouping import unique_records
 
     if format is ListFormat.csl_json:
         if style is not None or csl is not None:
             raise ValidationError("--style and --csl apply to the text listing, not csl-json")
-        return cslmod.dumps(unique_records(groups))
+        return cslmod.dumps(unique_records(groups), private=private)
     if format is not ListFormat.text:
         raise ValidationError(f"--style and --csl apply to the text listing, "
                               f"not --format {format.value}")

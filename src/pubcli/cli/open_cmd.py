@@ -42,7 +42,8 @@ def open_command(
 
         pubcli open wang2024zero --what doi --print
     """
-    from .. import opening, refs, store
+    from pubcli.usecases import opening, refs
+    from pubcli import store
 
     path = common.library_path(library)
     lib = store.load(path)

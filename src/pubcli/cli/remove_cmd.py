@@ -33,7 +33,8 @@ def remove_command(
 
         pubcli remove old2019a old2019b --yes
     """
-    from .. import editing, store
+    from pubcli.usecases import editing
+    from pubcli import store
     from ..errors import ValidationError
     from ..render import changes as say
     from . import dialogues
@@ -61,8 +62,8 @@ def remove_command(
 
 
 def _listing(lib, records) -> str:
-    from .. import editing
-    from ..latex import to_text
+    from pubcli.usecases import editing
+    from pubcli.text.latex import to_text
     from ..render.text import one_line
 
     return "".join("\t".join(one_line(c) for c in (r.key, editing.where(lib, r),

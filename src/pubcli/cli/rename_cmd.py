@@ -34,7 +34,8 @@ def rename_command(
 
         pubcli rename smith2020@42 smith2020b --no-ids
     """
-    from .. import editing, store
+    from pubcli.usecases import editing
+    from pubcli import store
 
     path = common.library_path(library)
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:

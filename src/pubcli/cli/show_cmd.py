@@ -41,7 +41,8 @@ def show_command(
 
         pubcli show smith2020@42
     """
-    from .. import editing, store
+    from pubcli.usecases import editing
+    from pubcli import store
 
     lib = store.load(common.library_path(library))
     common.report_problems(lib)
@@ -50,8 +51,8 @@ def show_command(
 
 
 def _render(lib, records, format: ShowFormat) -> str:
-    from .. import editing
-    from ..inherit import Inheritance
+    from pubcli.usecases import editing
+    from pubcli.schema.inherit import Inheritance
     from ..render import entry
     from ..render.text import clean
 
@@ -62,8 +63,9 @@ def _render(lib, records, format: ShowFormat) -> str:
     if format is ShowFormat.json:
         return entry.entries_json([(r, str(lib.path), r.line, inherit.inherited(r))
                                    for r in records])
+    width = common.terminal_width() if common.stdout_is_terminal() else None
     return entry.entries_text([(r, editing.where(lib, r), inherit.inherited(r))
-                               for r in records])
+                               for r in records], width)
 
 
 def register(app: typer.Typer) -> None:

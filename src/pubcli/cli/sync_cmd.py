@@ -52,7 +52,8 @@ def sync_command(
 
         pubcli sync --orcid 0000-0002-1825-0097 --explain
     """
-    from .. import config, store
+    from pubcli.local import config
+    from pubcli import store
     from ..online import sync
     from ..online.http import Client
 
@@ -85,7 +86,7 @@ def sync_command(
 
 
 def _report(plan, total: int, applied: bool, path, explain: bool = False) -> None:
-    from ..latex import to_text
+    from pubcli.text.latex import to_text
 
     for line in plan.warnings:
         common.warn(line)

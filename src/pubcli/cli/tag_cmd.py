@@ -26,7 +26,8 @@ def tag_command(
     featured: Optional[bool] = typer.Option(None, "--featured/--not-featured",
                                             help="Set or clear the featured marker."),
     new: bool = typer.Option(False, "--new",
-                             help="Accept an area that is not in the vocabulary yet."),
+                             help="Accept an area that is not in the vocabulary yet, and "
+                                  "add it to the 'areas' list of pubcli.toml."),
     all_: bool = typer.Option(False, "--all",
                               help="Confirm a change to every entry the filters select "
                                    "(alone: every entry)."),
@@ -46,8 +47,9 @@ def tag_command(
     --year, --type, --area, --author) and confirm with --all. Areas come from
     the 'areas' list in pubcli.toml (else those already in the library) and
     match case-insensitively; a name that is not there is refused, with a
-    suggestion when it is close to one, unless --new. --rename also renames the
-    area in the 'areas' list of pubcli.toml (comments and layout kept). Only
+    suggestion when it is close to one, unless --new, which also adds it to the
+    'areas' list of pubcli.toml (comments and layout kept). --rename also renames
+    the area in that list. Only
     the changed entries' text is rewritten. Each changed entry is printed on
     stdout.
 
@@ -61,8 +63,9 @@ def tag_command(
 
         pubcli tag yan2016serf --featured
     """
-    from .. import areas as A
-    from .. import config, store
+    from pubcli.usecases import areas as A
+    from pubcli.local import config
+    from pubcli import store
     from ..render import changes as say
 
     filters = common.build_filters(area, type_, year, author, search)
@@ -78,12 +81,17 @@ def tag_command(
             lib.replace(old, rec)
     if plan.config_rename and not dry_run:
         config.rename_area(cfg, *plan.config_rename)
+    listed = plan.config_add if dry_run else config.add_areas(cfg, plan.config_add)
     for line in plan.warnings:
         common.warn(line)
     sys.stdout.write(say.tag_changes(plan.changes))
     if plan.config_rename:
         common.note(f"{'would rename' if dry_run else 'renamed'} {plan.config_rename[0]!r} to "
                     f"{plan.config_rename[1]!r} in the 'areas' of {cfg.path}")
+    if listed:
+        common.note(f"{'would add' if dry_run else 'added'} "
+                    + ", ".join(repr(a) for a in listed)
+                    + f" to the 'areas' of {cfg.path} (its comments and layout kept)")
     common.note(say.outcome(len(plan.changes), dry_run, verb="change",
                             none="nothing to change: the entries already read that way"))
 

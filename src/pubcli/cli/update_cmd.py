@@ -44,7 +44,8 @@ def update_command(
 
         pubcli update --year 2023.. --overwrite pages
     """
-    from .. import grouping, store
+    from pubcli.usecases import grouping
+    from pubcli import store
     from ..online import update
     from ..online.http import Client
 
@@ -65,7 +66,7 @@ def update_command(
 
 
 def _select(lib, keys: list[str], filters, grouping) -> list:
-    from .. import refs
+    from pubcli.usecases import refs
 
     if keys:
         return grouping.select(refs.Keys(lib.records, path=lib.path).sharing(keys), filters)

@@ -38,8 +38,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from .. import gcpause
-from ..model import Record
+from pubcli.local import gcpause
+from pubcli.schema.model import Record
 from .blocking import Index, block
 from .clusters import cluster
 from .evidence import (CHEAP_FIELDS, FIELDS, LEVELS, MISSING, Comparison, Features, Field, Veto,
@@ -135,7 +135,7 @@ def pair_key(a: str, b: str) -> tuple[str, str]:
 
 
 def _no_gc() -> contextlib.AbstractContextManager[None]:
-    """Building many small objects: the GC policy's one home is pubcli.gcpause."""
+    """Building many small objects: the GC policy's one home is pubcli.local.gcpause."""
     return gcpause.paused()
 
 
@@ -567,7 +567,7 @@ def find_groups(records: Sequence[Record], *, threshold: float | None = None,
     """Groups of records that describe the same work, in input order.
 
     ``distinct`` holds key pairs a user judged "not duplicates": such a pair is
-    never linked (see :mod:`pubcli.distinct`). ``progress(done, total)`` is
+    never linked (see :mod:`pubcli.usecases.distinct`). ``progress(done, total)`` is
     called now and then during long runs. ``digest`` (of the library file's
     bytes, whose records ``records`` are) lets the weights come from the weights
     cache. The groups do not depend on the order of ``records`` or their keys.

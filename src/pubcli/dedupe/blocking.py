@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 from typing import Callable, Iterator, Sequence
 
-from ..model import Record
+from pubcli.schema.model import Record
 from .evidence import Features
 from .identifiers import BOOKLIKE
 from .normalise import _STOP, normalise, title_score

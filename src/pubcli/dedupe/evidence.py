@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Sequence
 
-from ..model import Record
+from pubcli.schema.model import Record
 from .identifiers import (BOOKLIKE, PREPRINT_DOI, arxiv_id, edition_value, issue_value,
                           normalise_doi, normalise_isbn, page_range, pmid, volume_value)
 from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
@@ -72,7 +72,7 @@ class VetoKind(str, Enum):
     NOTICE = "notice vs work"           # an erratum, reply or comment vs its article
     EDITION = "different editions"
     BOOK_VOLUME = "different volumes"   # of a book
-    MARKED = "marked distinct"          # a user said so (pubcli.distinct)
+    MARKED = "marked distinct"          # a user said so (pubcli.usecases.distinct)
 
 
 @dataclass(frozen=True)

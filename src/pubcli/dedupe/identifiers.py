@@ -6,11 +6,10 @@ import html
 import re
 from typing import Mapping
 
-from .. import values
+from pubcli.schema import values
+from pubcli.schema.identifiers import arxiv_of
 from .normalise import _NUMBER_WORDS, normalise
 
-_ARXIV_NEW_RE = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
-_ARXIV_OLD_RE = re.compile(r"\b([a-z][a-z\-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?\b", re.I)
 PREPRINT_DOI = ("10.48550/", "10.1101/", "10.21203/", "10.2139/", "10.20944/", "10.31234/",
                  "10.31219/", "10.31235/", "10.36227/", "10.22541/", "10.26434/", "10.5281/")
 BOOKLIKE = frozenset({"book", "mvbook", "collection", "mvcollection", "proceedings",
@@ -19,44 +18,17 @@ BOOKLIKE = frozenset({"book", "mvbook", "collection", "mvcollection", "proceedin
 
 def normalise_doi(value: str | None) -> str:
     """``https://doi.org/10.1000/ABC.`` -> ``10.1000/abc``: the DOI a field holds, in the
-    form two DOIs compare in (:mod:`pubcli.values` reads it); "" when there is none."""
+    form two DOIs compare in (:mod:`pubcli.schema.values` reads it); "" when there is none."""
     if not value:
         return ""
     doi = values.find_doi(html.unescape(value) if "&" in value else value)
     return values.doi_match_key(doi) if doi else ""
 
 
-_ARXIV_FIELDS = ("doi", "url", "journal", "journaltitle", "howpublished", "note", "booktitle",
-                 "number", "volume", "publisher")
-
-
-def _mentions_arxiv(value: str) -> bool:
-    return "rxiv" in value or "rXiv" in value or "RXIV" in value or "RXiv" in value
-
-
 def arxiv_id(fields: Mapping[str, str]) -> str:
-    """The arXiv id an entry names (``eprint``, ``arxiv``, an arXiv URL, DOI or journal)."""
-    candidates = []
-    v = fields.get("arxiv")
-    if v:
-        candidates.append(v)
-    v = fields.get("eprint")
-    if v:
-        prefix = fields.get("archiveprefix") or fields.get("eprinttype") or ""
-        if not prefix or _mentions_arxiv(prefix):
-            candidates.append(v)
-    for name in _ARXIV_FIELDS:
-        v = fields.get(name)
-        if v and _mentions_arxiv(v):
-            candidates.append(v)
-    for v in candidates:
-        m = _ARXIV_NEW_RE.search(v)
-        if m:
-            return m.group(1)
-        m = _ARXIV_OLD_RE.search(v)
-        if m:
-            return m.group(1).lower()
-    return ""
+    """The arXiv id an entry names, in the form two ids compare in (lower case, no
+    version): :func:`pubcli.schema.identifiers.arxiv_of` finds it."""
+    return arxiv_of(fields).lower()
 
 
 def normalise_isbn(value: str | None) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..model import AREA_FIELD, Record, join_areas, split_areas
+from pubcli.schema.keys import split_keys
+from pubcli.schema.model import AREA_FIELD, Record, join_areas, split_areas
 from .identifiers import normalise_doi
 from .normalise import normalise
 from .people import parse_authors, shared_authors
@@ -30,10 +31,6 @@ class MergeResult:
     #: The record merged into (by identity) and the records merged away.
     kept: Record | None = None
     dropped: list[Record] = field(default_factory=list)
-
-
-def _split_ids(value: str | None) -> list[str]:
-    return [k.strip() for k in (value or "").split(",") if k.strip()]
 
 
 def _same_value(name: str, a: str, b: str) -> bool:
@@ -74,12 +71,12 @@ def merge(group_records: Sequence[Record], keep: Record | str) -> MergeResult:
     conflicts: dict[str, Conflict] = {}
     filled: list[tuple[str, str]] = []
     areas = split_areas(fields.get(AREA_FIELD))
-    ids = [k for k in _split_ids(fields.get("ids")) if k != keep.key]
+    ids = [k for k in split_keys(fields.get("ids")) if k != keep.key]
     dropped: list[str] = []
     for other in others:
         if other.key != keep.key and other.key not in dropped:
             dropped.append(other.key)
-        for k in [other.key, *_split_ids(other.fields.get("ids"))]:
+        for k in [other.key, *split_keys(other.fields.get("ids"))]:
             if k != keep.key and k not in ids:
                 ids.append(k)
         if other.type != keep.type:

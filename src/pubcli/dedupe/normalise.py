@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 from collections import Counter
 from functools import lru_cache
 from typing import Sequence
@@ -15,7 +14,8 @@ from typing import Sequence
 from rapidfuzz import fuzz as _fuzz
 from rapidfuzz.distance import OSA as _OSA
 
-from ..latex import to_text
+from pubcli.text.fold import fold
+from pubcli.text.latex import to_text
 
 # ---------------------------------------------------------------- normalising
 _TAG_RE = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
@@ -38,8 +38,6 @@ _ASCII_FOLD = bytes(c if chr(c).isdigit() and c < 128 else
                     (ord(chr(c).lower()) if chr(c).isalpha() and c < 128 else 32)
                     for c in range(256))
 # letters NFKD does not take apart
-_LETTERS = str.maketrans({"ø": "o", "ł": "l", "æ": "ae", "œ": "oe", "đ": "d", "ð": "d",
-                          "þ": "th", "ı": "i", "ŀ": "l", "ħ": "h", "ŧ": "t"})
 # Cyrillic letters that look Latin, inside a word that mixes the scripts ("kіstler",
 # "simщon": text that went through the wrong code page); all-Cyrillic words stay
 _HOMOGLYPHS = str.maketrans("аеорсухкмтвнгіјѕԁѵ", "aeopcyxkmtbhrijsdv")
@@ -56,12 +54,11 @@ _COMMAND_RE = re.compile(r"\\[A-Za-z]+\*?|\\\\|\\[^A-Za-z]")
 
 
 def _latex_for_matching(text: str) -> str:
-    """LaTeX to Unicode text, by the one rule display uses (:func:`pubcli.latex.to_text`):
+    """LaTeX to Unicode text, by the one rule display uses (:func:`pubcli.text.latex.to_text`):
     a macro it does not know keeps its argument or its name, so no word is lost."""
     return to_text(text)
 
 
-_COMBINING_RE = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 
 
 def _ascii_words(text: str) -> str:
@@ -83,10 +80,9 @@ def _normalise(text: str) -> str:
         return _ascii_words(text)
     if "\u00e2" in text or "\u00e3" in text or "\u00c3" in text or "\u00e5" in text:
         text = repair_mojibake(text)
-    text = _COMBINING_RE.sub("", unicodedata.normalize("NFKD", text)).casefold()
+    text = fold(text)
     if text.isascii():
         return _ascii_words(text)
-    text = text.translate(_LETTERS)
     if _CYRILLIC_RE.search(text):
         text = _MIXED_WORD_RE.sub(lambda m: m.group(0).translate(_HOMOGLYPHS), text)
     text = _GREEK_RE.sub(lambda m: " " + _GREEK[m.group(0)] + " ", text)

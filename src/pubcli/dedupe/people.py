@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 from typing import Sequence
 
-from ..names import split_authors, split_top_level
+from pubcli.schema.names import split_authors, split_top_level
 from .normalise import _OSA, _latex_for_matching, _normalise, normalise, repair_mojibake
 
 # ---------------------------------------------------------------- authors

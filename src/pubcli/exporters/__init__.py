@@ -4,7 +4,7 @@ citation styles in :mod:`.cslstyle`.
 Three steps, each in its own place:
 
 1. **style** (:mod:`.style`): records -> a :class:`~.style.Page` of entries,
-   deciding what to say about each one (built on :mod:`pubcli.view`);
+   deciding what to say about each one (built on :mod:`pubcli.text.view`);
 2. **templates** (Jinja2, shipped in ``pubcli/templates``; ``--template FILE``
    for a user's own): the layout;
 3. **backend** (:mod:`.html`, :mod:`.markdown`): escaping, filters, and the
@@ -20,14 +20,12 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Iterator, Sequence
+from typing import Iterator
 
 from ..errors import PubcliError, ValidationError
-from ..grouping import Filters
-from ..model import Record
-from .style import MAX_AUTHORS, PAGE_GROUPINGS, Page, build_page
+from .style import PAGE_GROUPINGS, Page, build_page
 
-TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 
 
 @dataclass(frozen=True)
@@ -99,7 +97,7 @@ def _bytecode_cache():
     ours. Jinja keys each by the template's name and source, and its own version."""
     from jinja2 import FileSystemBytecodeCache
 
-    from .. import cachedir
+    from pubcli.local import cachedir
 
     if cachedir.disabled():
         return None
@@ -146,34 +144,5 @@ def render_chunks(exporter: Exporter, page: Page,
         raise TemplateError("template is not UTF-8 text", path=path or name) from None
 
 
-def export(records: Sequence[Record], fmt: str, *, source_text: Callable[[Record], str],
-           filters: Filters | None = None, by: Sequence[str] = PAGE_GROUPINGS,
-           owner: str | None = None, role: str | None = None,
-           area_order: Sequence[str] = (), template: str | Path | None = None,
-           stamp: str | None = None, private_fields: Sequence[str] = (),
-           max_authors: int = MAX_AUTHORS, style: str | None = None,
-           csl: str | Path | None = None) -> str:
-    """Records (in file order) -> the page text in format ``fmt`` (``csl-json``: the
-    selected records as CSL-JSON). ``style``/``csl`` pick a citation style."""
-    if fmt == "csl-json":
-        from . import csl as csl_json
-        from ..grouping import select
-
-        return csl_json.dumps(select(records, filters))
-    exporter = get(fmt)
-    styler = None
-    if style is not None or csl is not None:
-        from .cslstyle import styler as make_styler
-
-        styler = make_styler(style, csl)
-    page = build_page(records, source_text=source_text, filters=filters, by=by, owner=owner,
-                      role=role, area_order=area_order, stamp=stamp,
-                      private_fields=private_fields, max_authors=max_authors, styler=styler)
-    text = exporter.render(page, template)
-    if styler is not None:
-        styler.save()
-    return text
-
-
-__all__ = ["EXPORTERS", "Exporter", "get", "export", "render", "render_chunks", "build_page", "Page",
+__all__ = ["EXPORTERS", "Exporter", "get", "render", "render_chunks", "build_page", "Page",
            "PAGE_GROUPINGS", "TemplateError"]

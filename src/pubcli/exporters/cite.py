@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Sequence
 
-from ..names import parse_name
+from pubcli.schema.names import parse_name
 from .style import Span
 
 class Cite(NamedTuple):
@@ -47,7 +47,7 @@ def _split_at(runs: Sequence[Span], a: int, b: int) -> tuple[tuple[Span, ...], .
 def owner_pattern(owner: str) -> re.Pattern | None:
     """The owner's name as styles write it: "O. Ruwase", "Olatunji Ruwase",
     "Ruwase, O.", "Ruwase O" (given names full or as initials)."""
-    from ..names import bibtex_name
+    from pubcli.schema.names import bibtex_name
 
     n = parse_name(bibtex_name(owner) if "," not in owner else owner)
     family = " ".join(p for p in (n.von, n.last) if p)

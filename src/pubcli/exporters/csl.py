@@ -16,10 +16,11 @@ import json
 import re
 from typing import Callable, Iterable, Iterator, Sequence
 
-from .. import values
-from ..latex import closing_brace
-from ..model import Record
-from ..names import parse_name, split_authors
+from pubcli.schema import values
+from pubcli.schema.identifiers import arxiv_of
+from pubcli.text.latex import closing_brace
+from pubcli.schema.model import Record
+from pubcli.schema.names import parse_name, split_authors
 from .cslmarkup import MARKS, field_text, markup
 from .csltables import (ARTICLE_LIKE, BIBSTRINGS, BRITISH_VARIANTS, CHAPTER_LIKE,
                         COUNTRY_STRINGS, CSL_TYPES, LANGUAGES, SERIES_NUMBER, SERIES_STRINGS)
@@ -27,7 +28,6 @@ from .csltables import (ARTICLE_LIKE, BIBSTRINGS, BRITISH_VARIANTS, CHAPTER_LIKE
 # Bumped whenever item() maps a record differently or the cache's layout changes.
 MAPPING_VERSION = 3
 
-_ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}(v\d+)?$|[a-z-]+(\.[A-Z]{2})?/\d{7}(v\d+)?$")
 EPRINT_URLS = {"arxiv": "https://arxiv.org/abs/", "jstor": "https://www.jstor.org/stable/",
                 "pubmed": "https://www.ncbi.nlm.nih.gov/pubmed/",
                 "googlebooks": "https://books.google.com?id="}
@@ -107,14 +107,8 @@ def issued(rec: Record) -> dict | None:
 
 
 def arxiv_id(rec: Record) -> str | None:
-    f = rec.fields
-    eprint = f.get("eprint", "").strip()
-    if not eprint:
-        return None
-    kind = (f.get("archiveprefix") or f.get("eprinttype") or "").strip().lower()
-    if kind == "arxiv" or (not kind and _ARXIV_ID.match(eprint)):
-        return eprint
-    return None
+    """The arXiv id the entry cites, version included (:func:`pubcli.schema.identifiers.arxiv_of`)."""
+    return arxiv_of(rec.fields, version=True) or None
 
 
 def language(rec: Record) -> str | None:
@@ -298,8 +292,10 @@ def _publisher(out: dict, f: dict, ctype: str) -> None:
             continue
         if bib == "howpublished":
             how = field_text(f[bib])
-            link = re.fullmatch(r"<(https?://[^\s<>]+)>", how)  # \url{...} reads as <...>
-            parts.append(link.group(1) if link else how)
+            # \url{...} reads as <...>: the URL itself, by the one link rule
+            link = values.web_link(how[1:-1]) if how.startswith("<") and how.endswith(">") \
+                else None
+            parts.append(link or how)
         else:
             parts.append(_list(f[bib]))
     if parts:
@@ -350,13 +346,15 @@ def _says_arxiv(f: dict, arxiv: str) -> bool:
     return any(bare in f.get(k, "") for k in ("howpublished", "note", "journal", "number"))
 
 
-def items(records: Iterable[Record], private: Sequence[str] = ()) -> list[dict]:
-    """CSL-JSON items for ``records``; a key used twice gets ``-2``, ``-3``... so
-    that every ``id`` is unique, as CSL-JSON requires."""
-    return list(iter_items(records, private))
+def items(records: Iterable[Record], *, private: Sequence[str]) -> list[dict]:
+    """CSL-JSON items for ``records`` without the owner's ``private`` fields (a
+    required argument: every published CSL-JSON decides it, from
+    :attr:`pubcli.local.config.Config.private_fields`); a key used twice gets ``-2``,
+    ``-3``... so that every ``id`` is unique, as CSL-JSON requires."""
+    return list(iter_items(records, private=private))
 
 
-def iter_items(records: Iterable[Record], private: Sequence[str] = ()) -> Iterator[dict]:
+def iter_items(records: Iterable[Record], *, private: Sequence[str]) -> Iterator[dict]:
     """:func:`items`, made one at a time."""
     for rec, ident in unique_ids(records):
         it = item(rec, id=ident, private=private)
@@ -381,16 +379,16 @@ def unique_ids(records: Iterable[Record]) -> list[tuple[Record, str]]:
     return out
 
 
-def dumps(records: Iterable[Record], private: Sequence[str] = ()) -> str:
+def dumps(records: Iterable[Record], *, private: Sequence[str]) -> str:
     """The CSL-JSON document (an array of items), deterministic, UTF-8 text."""
-    return "".join(dump_chunks(records, private))
+    return "".join(dump_chunks(records, private=private))
 
 
-def dump_chunks(records: Iterable[Record], private: Sequence[str] = ()) -> Iterator[str]:
+def dump_chunks(records: Iterable[Record], *, private: Sequence[str]) -> Iterator[str]:
     """:func:`dumps` as pieces of text made one item at a time (a 100k library's
     document is never held whole); joined, the same text."""
     first = True
-    for it in iter_items(records, private):
+    for it in iter_items(records, private=private):
         # an item as json.dumps(list, indent=2) writes it inside the array
         text = json.dumps([it], ensure_ascii=False, indent=2)[2:-2]
         yield ("[\n" if first else ",\n") + text

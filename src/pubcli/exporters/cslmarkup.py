@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..latex import closing_brace, to_text
+from pubcli.text.latex import closing_brace, to_text
 
 # Private-use characters: math placeholders while a reference is formatted
 # (U+F0000 + n, the n-th formula of the item), stripped from input.

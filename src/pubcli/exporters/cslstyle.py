@@ -8,7 +8,7 @@ repeated author happen. Formatted units are cached by the digest of their CSL-JS
 re-formats its unit only.
 
 Shipped styles (``--style``): :data:`~pubcli.styles.STYLES`, from the CSL project's
-style repository (CC BY-SA 3.0; see ``pubcli/styles/README.md``). ``--csl FILE``
+style repository (CC BY-SA 3.0; see ``pubcli/exporters/styles/README.md``). ``--csl FILE``
 takes any CSL 1.0 style file.
 """
 
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import PubcliError, ValidationError
-from ..model import Record
-from ..styles import STYLE_DIR, STYLES
+from pubcli.schema.model import Record
+from pubcli.exporters.styles import STYLE_DIR, STYLES
 from .cite import Cite, build_cite, owner_pattern
 from .csl import EPRINT_URLS, MAPPING_VERSION, item, unique_ids
 from .cslmarkup import MARKS, MATH0

@@ -14,7 +14,7 @@ import os
 import re
 from typing import Callable, Sequence
 
-from ..model import Record
+from pubcli.schema.model import Record
 from .style import Entry, Page, Span, build_page
 
 FORMATS = {"latex": "latex", "docx": "docx"}

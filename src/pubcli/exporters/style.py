@@ -1,6 +1,6 @@
 """The style step: what a publications page says about each record.
 
-Built on :mod:`pubcli.view`, this turns records into format-neutral data that
+Built on :mod:`pubcli.text.view`, this turns records into format-neutral data that
 the templates lay out and the backends (:mod:`.markdown`, :mod:`.html`) escape:
 
 * titles and abstracts as :class:`Span` runs, so ``\\emph{..}``/``\\textit{..}``
@@ -15,21 +15,22 @@ Nothing here escapes anything: escaping belongs to the backends.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 from urllib.parse import quote
 
-from ..grouping import Filters, group, select
-from ..latex import closing_brace, fold, to_text
-from ..model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record, type_group_order
+from pubcli.usecases.grouping import Filters, group, select
+from pubcli.text.latex import closing_brace, to_text
+from pubcli.text.fold import fold
+from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record
+from pubcli.schema.types import type_group_order
 
 if TYPE_CHECKING:
     from .cite import Cite
-from ..resources import AWARD_FIELD, resources
-from .. import values
-from ..view import is_http_url, owner_flags, view
+from pubcli.schema.resources import AWARD_FIELD, resources
+from pubcli.schema import values
+from pubcli.text.view import owner_flags, view
 
 # The groupings a page can show, in the seed page's order.
 PAGE_GROUPINGS: tuple[str, ...] = ("year", "area", "type")
@@ -273,28 +274,10 @@ def _normalize(spans: list[Span]) -> tuple[Span, ...]:
 
 
 # ---------------------------------------------------------------- links
-# Characters a URL may carry as they are; everything else is percent-encoded.
-_URL_SAFE = "/:?#[]@!$&'()*+,;=%-._~"
-
-
-_PLAIN_URL = re.compile(r"^https?://[A-Za-z0-9/:?#\[\]@!$&'()*+,;=%._~-]+$", re.I)
-
-
-def safe_url(url: str) -> str | None:
-    """An ``http(s)`` URL with unsafe characters percent-encoded, or None."""
-    url = url.strip()
-    if _PLAIN_URL.match(url):
-        return url
-    if not re.match(r"^https?://", url, re.I):
-        return None
-    encoded = quote(url, safe=_URL_SAFE)
-    return encoded if is_http_url(encoded) else None
-
-
 def doi_link(doi: str) -> str | None:
-    """``https://doi.org/...`` for a DOI in any form (:func:`pubcli.values.doi_url`)."""
+    """``https://doi.org/...`` for a DOI in any form (:func:`pubcli.schema.values.doi_url`)."""
     url = values.doi_url(doi)
-    return safe_url(url) if url else None
+    return values.web_link(url) if url else None
 
 
 def _detail(label: str, value: str) -> str:
@@ -374,7 +357,7 @@ def entry(rec: Record, owner: str | None, bibtex: str, *,
     v = view(rec)
     links: list[Link] = []
     for label, url in v.links:
-        good = doi_link(rec.fields.get("doi", "")) if label == "DOI" else safe_url(url)
+        good = doi_link(rec.fields.get("doi", "")) if label == "DOI" else values.web_link(url)
         if good:
             links.append(Link(label, good))
     title_url = next((lk.url for lk in links if lk.label in ("DOI", "URL")), None)
@@ -399,8 +382,7 @@ def entry(rec: Record, owner: str | None, bibtex: str, *,
 
 
 def slugify(text: str) -> str:
-    s = unicodedata.normalize("NFKD", fold(text))
-    s = re.sub(r"[^a-z0-9]+", "-", s.encode("ascii", "ignore").decode()).strip("-")
+    s = re.sub(r"[^a-z0-9]+", "-", fold(text).encode("ascii", "ignore").decode()).strip("-")
     return s or "group"
 
 

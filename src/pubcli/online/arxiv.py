@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..entries import EntryOptions
+from pubcli.usecases.adding import EntryOptions
 from ..errors import ValidationError
 from . import BadResponse, NotFoundOnline, ids, mapping
 from .http import Client

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from ..entries import EntryOptions, normalize_doi
+from pubcli.usecases.adding import EntryOptions, normalize_doi
 from . import BadResponse, NotFoundOnline, mapping
-from .http import Client, segment
+from .http import Client
+from .services import segment
 
 # Crossref work types and CSL types -> BibTeX entry types.
 TYPES = {
@@ -56,8 +57,8 @@ BATCH = 50   # DOIs per filter=doi:...,doi:... request (filters of one name are 
 def works_many(client: Client, dois: Sequence[str],
                progress: Callable[[int], None] | None = None) -> dict[str, dict | None]:
     """The Crossref ``message`` of each DOI, :data:`BATCH` DOIs per request, keyed by
-    :func:`pubcli.values.doi_match_key`; None for a DOI Crossref does not know."""
-    from ..values import doi_match_key
+    :func:`pubcli.schema.values.doi_match_key`; None for a DOI Crossref does not know."""
+    from pubcli.schema.values import doi_match_key
 
     out: dict[str, dict | None] = {}
     wanted = list(dict.fromkeys(normalize_doi(d) for d in dois))

@@ -10,10 +10,11 @@ the DOI's are left out.
 
 from __future__ import annotations
 
-from ..entries import EntryOptions
-from ..latex import protect_case
+from pubcli.usecases.adding import EntryOptions
+from pubcli.text.encode import protect_case
 from . import BadResponse, NotFoundOnline, mapping
-from .http import Client, segment
+from .http import Client
+from .services import segment
 
 DROP = frozenset({"timestamp", "biburl", "bibsource", "eprinttype", "eprintclass",
                   "archiveprefix", "crossref", "ee", "cdrom"})

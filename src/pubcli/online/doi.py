@@ -3,9 +3,10 @@ and Crossref), asked with ``Accept: application/vnd.citationstyles.csl+json``.""
 
 from __future__ import annotations
 
-from ..entries import normalize_doi
+from pubcli.usecases.adding import normalize_doi
 from . import BadResponse, NotFoundOnline, crossref, mapping
-from .http import Client, segment
+from .http import Client
+from .services import segment
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
 

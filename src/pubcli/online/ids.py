@@ -1,8 +1,8 @@
 """Identifiers the online commands accept, each recognised and checked here once.
 
-A DOI is checked by :func:`pubcli.entries.normalize_doi` (the one DOI rule); the
+A DOI is checked by :func:`pubcli.usecases.adding.normalize_doi` (the one DOI rule); the
 others live here: arXiv ids (``2101.06840``, ``2101.06840v2``, ``hep-th/9901001``),
-ISBN-10/13 (checked by :mod:`pubcli.values`), ORCID iDs with theirs, DBLP person ids
+ISBN-10/13 (checked by :mod:`pubcli.schema.values`), ORCID iDs with theirs, DBLP person ids
 (``251/3272``, ``h/JaneDoe``) and OpenAlex author ids (``A5023888391``), bare or as
 the services' URLs.
 """
@@ -10,16 +10,10 @@ the services' URLs.
 from __future__ import annotations
 
 import re
-from typing import Mapping
 
 from ..errors import ValidationError
+from pubcli.schema import identifiers
 
-_ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(v\d+)?$")
-_ARXIV_OLD = re.compile(r"^([a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7})(v\d+)?$", re.I)
-_ARXIV_URL = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(.+?)"
-                        r"(?:\.pdf)?/?$", re.I)
-_ARXIV_PREFIX = re.compile(r"^arxiv:\s*", re.I)
-_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.I)
 _DOI_URL = re.compile(r"^(?:https?://)?(?:dx\.)?doi\.org/", re.I)
 _ISBN_PREFIX = re.compile(r"^isbn(?:-1[03])?:?\s*", re.I)
 _ORCID = re.compile(r"^(?:https?://)?(?:www\.)?(?:sandbox\.)?(?:orcid\.org/)?"
@@ -32,27 +26,18 @@ _OPENALEX = re.compile(r"^(?:https?://(?:api\.)?openalex\.org/(?:authors/)?)?(A\
 
 def parse_arxiv(value: str) -> str:
     """"arXiv:2101.06840v2", "https://arxiv.org/abs/2101.06840" -> "2101.06840"
-    (the version is dropped: the entry names the work)."""
-    v = value.strip()
-    m = _ARXIV_URL.match(v)
-    if m:
-        v = m.group(1)
-    v = _ARXIV_PREFIX.sub("", v)
-    d = _ARXIV_DOI.match(v)
-    if d:
-        v = d.group(1)
-    for rx in (_ARXIV_NEW, _ARXIV_OLD):
-        m = rx.match(v)
-        if m:
-            return m.group(1)
-    raise ValidationError(f"{value!r} is not an arXiv id (expected e.g. 2101.06840)",
-                          field="arxiv")
+    (the version is dropped: the entry names the work); refused when it is none."""
+    found = identifiers.parse_arxiv(value)
+    if found is None:
+        raise ValidationError(f"{value!r} is not an arXiv id (expected e.g. 2101.06840)",
+                              field="arxiv")
+    return found
 
 
 def parse_isbn(value: str) -> str:
     """An ISBN-10 or -13 (hyphens and spaces allowed), checked, as ISBN-13 digits
-    (:func:`pubcli.values.parse_isbn` decides)."""
-    from ..values import isbn_problem, parse_isbn as parse
+    (:func:`pubcli.schema.values.parse_isbn` decides)."""
+    from pubcli.schema.values import isbn_problem, parse_isbn as parse
 
     isbn = parse(_ISBN_PREFIX.sub("", value.strip()))
     if isbn is None:
@@ -96,15 +81,14 @@ def parse_openalex(value: str) -> str:
 
 def classify(value: str) -> tuple[str, str]:
     """What a bare identifier or URL names: ("doi" | "arxiv" | "isbn", the id)."""
-    from ..entries import normalize_doi
+    from pubcli.usecases.adding import normalize_doi
 
     v = value.strip()
-    if _ARXIV_URL.match(v) or _ARXIV_PREFIX.match(v) or _ARXIV_DOI.match(_DOI_URL.sub("", v)):
-        return "arxiv", parse_arxiv(_DOI_URL.sub("", v))
+    arxiv = identifiers.parse_arxiv(v)
+    if arxiv:
+        return "arxiv", arxiv
     if _DOI_URL.match(v) or v.lower().startswith(("10.", "doi:")):
         return "doi", normalize_doi(v)
-    if _ARXIV_NEW.match(v) or _ARXIV_OLD.match(v):
-        return "arxiv", parse_arxiv(v)
     if _ISBN_PREFIX.match(v) or re.fullmatch(r"[\d\s-]{9,17}[\dXx]", v):
         return "isbn", parse_isbn(v)
     raise ValidationError(f"{value!r} is not a DOI, an arXiv id or an ISBN (nor a doi.org "
@@ -117,7 +101,7 @@ def to_fetch(positional: str | None = None, *, doi: str | None = None,
     """What ``pubcli add`` fetches: (kind, id) from ID_OR_URL, --arxiv, --isbn or a --doi
     given alone; None for an entry made from the options (``manual``: --title or
     --author was given, so a --doi is just the entry's DOI)."""
-    from ..entries import normalize_doi
+    from pubcli.usecases.adding import normalize_doi
 
     given = [v for v in (positional, arxiv, isbn) if v] + ([doi] if doi and not manual else [])
     if len(given) > 1:
@@ -134,18 +118,3 @@ def to_fetch(positional: str | None = None, *, doi: str | None = None,
     return None
 
 
-def arxiv_of(fields: Mapping[str, str]) -> str:
-    """The arXiv id an entry records (``eprint`` with ``archiveprefix = arXiv``, an
-    arXiv DOI or URL), else ""."""
-    eprint = fields.get("eprint", "").strip()
-    prefix = (fields.get("archiveprefix") or fields.get("eprinttype") or "").strip()
-    candidates = [eprint] if eprint and (not prefix or prefix.lower() == "arxiv") else []
-    candidates += [fields.get("doi", ""), fields.get("url", "")]
-    for c in candidates:
-        if not c:
-            continue
-        try:
-            return parse_arxiv(_DOI_URL.sub("", c.strip()))
-        except ValidationError:
-            continue
-    return ""

@@ -1,12 +1,12 @@
 """pubcli's conventions for entries made from fetched metadata, in one place.
 
 * names are written ``Last, First`` (``von Last, Jr, First``), joined with ``and``
-  (:func:`pubcli.names.bibtex_name`, as ``import`` writes a listing's names);
+  (:func:`pubcli.schema.names.bibtex_name`, as ``import`` writes a listing's names);
 * titles keep their words, with braces around those whose capitals must survive
   a bibliography style (acronyms and names: ``{GPU}``, ``{ZeRO}++``, ``{DeepSpeed}``;
-  :func:`pubcli.latex.protect_case`);
+  :func:`pubcli.text.encode.protect_case`);
 * LaTeX's special characters in text (``& % $ # _ { } ~ ^ \\``) are escaped
-  (:func:`pubcli.latex.escape`);
+  (:func:`pubcli.text.encode.escape`);
   markup and HTML entities from the services (``<i>``, ``&amp;``) are removed;
   other characters stay as Unicode (the library is UTF-8);
 * months are month names (written as the ``jan``... macros), and only when the
@@ -20,7 +20,7 @@
   library already gives a person, else Unicode in a Unicode library (DBLP's
   ``M{\\"{u}}ller`` becomes ``Müller``).
 
-What a source found is a :class:`Found`: the :class:`~pubcli.entries.EntryOptions`
+What a source found is a :class:`Found`: the :class:`~pubcli.usecases.adding.EntryOptions`
 an add would be given (so the add's own validation, venue placement and field
 order apply), the fields recording the source's ids, and whether it is a preprint.
 """
@@ -32,10 +32,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ..entries import EntryOptions
-from ..latex import escape, protect_case
-from ..model import MONTH_NAMES, Record
-from ..names import bibtex_name
+from pubcli.usecases.adding import EntryOptions
+from pubcli.text.encode import escape, protect_case
+from pubcli.schema.model import Record
+from pubcli.schema.values import MONTH_NAMES
+from pubcli.schema.names import bibtex_name
 
 _TAG = re.compile(r"<[^<>]{0,200}>")
 _DBLP_HOMONYM = re.compile(r"\s+\d{4}$")
@@ -54,7 +55,7 @@ class Found:
 
     def record(self) -> Record:
         """The entry (no key) this work makes, source ids included."""
-        from ..entries import build, order_fields
+        from pubcli.usecases.adding import build, order_fields
 
         rec = build(self.opts, force=True)
         return rec.copy(fields=order_fields({**rec.fields, **self.ids}))
@@ -103,7 +104,7 @@ def person(given: Any = None, family: Any = None, literal: Any = None,
 
 
 def person_from_full(name: Any, *, latex: bool = False) -> str:
-    """"Ludwig van Beethoven" -> "van Beethoven, Ludwig" (:func:`pubcli.names.bibtex_name`).
+    """"Ludwig van Beethoven" -> "van Beethoven, Ludwig" (:func:`pubcli.schema.names.bibtex_name`).
     ``latex``: the name is already BibTeX text (DBLP), so it is not escaped again. A
     DBLP homonym number ("Wei Wang 0001") is dropped; a name already "Last, First" is
     kept."""
@@ -132,7 +133,7 @@ def iso_month(date: Any) -> str | None:
 
 def doi(value: Any) -> str | None:
     """A DOI in its one form (``10.nnnn/suffix`` lower-cased), None when it is not one."""
-    from ..values import parse_doi
+    from pubcli.schema.values import parse_doi
 
     found = parse_doi(str(value)) if value else None
     return found.lower() if found else None
@@ -186,11 +187,11 @@ PEOPLE_FIELDS = ("author", "editor")
 
 class NameForm:
     """How a library writes its people: the spelling of each person it names
-    (:func:`pubcli.names.known_names`), and whether accents are LaTeX commands
+    (:func:`pubcli.schema.names.known_names`), and whether accents are LaTeX commands
     or Unicode letters (the majority of its names that have any)."""
 
     def __init__(self, records: Iterable[Record]) -> None:
-        from ..names import known_names
+        from pubcli.schema.names import known_names
 
         records = list(records)
         self.known = known_names(records)
@@ -206,7 +207,8 @@ class NameForm:
 
     def name(self, raw: str) -> str:
         """One "Last, First" name in the library's form."""
-        from ..latex import fold, to_text
+        from pubcli.text.latex import to_text
+        from pubcli.text.fold import fold
 
         raw = raw.strip()
         parts = [p.strip() for p in raw.split(",")]
@@ -222,7 +224,7 @@ class NameForm:
         return "{" + text + "}" if whole else text
 
     def field(self, value: str) -> str:
-        from ..names import split_authors
+        from pubcli.schema.names import split_authors
 
         return " and ".join(self.name(n) for n in split_authors(value))
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from ..entries import EntryOptions
-from ..model import parse_month
+from pubcli.usecases.adding import EntryOptions
+from pubcli.schema.model import parse_month
 from . import BadResponse, NotFoundOnline, mapping
 from .http import Client
 

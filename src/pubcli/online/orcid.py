@@ -12,10 +12,12 @@ The first summary's put-code is recorded as ``orcid-put-code = {...}``.
 
 from __future__ import annotations
 
-from ..entries import EntryOptions, normalize_doi
+from pubcli.usecases.adding import EntryOptions, normalize_doi
 from ..errors import ValidationError
+from pubcli.schema import identifiers
 from . import BadResponse, NotFoundOnline, ids, mapping
-from .http import Client, segment
+from .http import Client
+from .services import segment
 
 ACCEPT = "application/vnd.orcid+json"
 TYPES = {"journal-article": "article", "conference-paper": "inproceedings",
@@ -105,7 +107,7 @@ def to_found(s: dict) -> mapping.Found:
         except ValidationError:
             continue
     if doi and doi.startswith("10.48550/"):
-        arxiv = arxiv or ids.arxiv_of({"doi": doi})
+        arxiv = arxiv or identifiers.arxiv_of({"doi": doi})
         doi = None
     if arxiv and entry_type == "misc":
         doi = None

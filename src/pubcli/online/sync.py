@@ -15,11 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..entries import VENUE_TARGET, EntryOptions, order_fields
+from pubcli.usecases.adding import VENUE_TARGET, EntryOptions, order_fields
 from ..errors import PubcliError, ValidationError
-from ..model import Record
+from pubcli.schema import identifiers
+from pubcli.schema.model import Record
 from . import BadResponse, NetworkError, NotFoundOnline, crossref, ids, mapping
-from .http import NAMES, Client
+from .http import Client
+from .services import NAMES
 
 SOURCES = ("dblp", "openalex", "orcid")          # the order they are asked
 # the order they are trusted, field by field (the registration agencies first)
@@ -194,7 +196,7 @@ def complete(client: Client, work: Work, orcid_id: str | None,
     """A work without authors (ORCID summaries have none): its DOI's Crossref record
     (from ``known``, Crossref's answers asked in one batch, else asked now), else
     ORCID's full work record."""
-    from ..values import doi_match_key
+    from pubcli.schema.values import doi_match_key
 
     if not _needs_authors(work):
         return
@@ -260,7 +262,7 @@ def merge(found: Sequence[mapping.Found]) -> tuple[Record, dict[str, str]]:
             if f.preprint and not base.preprint and (k in PUBLISHED_ONLY
                                                      or k == VENUE_TARGET.get(rec.type)):
                 continue
-            if k in ("eprint", "archiveprefix", "primaryclass") and ids.arxiv_of(fields) \
+            if k in ("eprint", "archiveprefix", "primaryclass") and identifiers.arxiv_of(fields) \
                     and origin.get("eprint") != f.source:
                 continue
             fields[k] = v
@@ -282,9 +284,9 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
          areas: Sequence[str] = (), allow_new: bool = False) -> Plan:
     """What syncing ``works`` would do to ``records`` (nothing is changed here)."""
     from ..dedupe import find_matches
-    from ..entries import plan_add
+    from pubcli.usecases.adding import plan_add
 
-    from ..areas import choose
+    from pubcli.usecases.areas import choose
 
     out = Plan()
     chosen, out.warnings = choose(list(areas), records, config, allow_new=allow_new)
@@ -359,7 +361,7 @@ def gains(old: Record, work: Record) -> dict[str, str]:
                 continue
         if work.fields.get(k) and not old.fields.get(k):
             out[k] = work.fields[k]
-    if not ids.arxiv_of(old.fields) and ids.arxiv_of(work.fields):
+    if not identifiers.arxiv_of(old.fields) and identifiers.arxiv_of(work.fields):
         out.update(eprint=work.fields["eprint"], archiveprefix=work.fields.get(
             "archiveprefix", "arXiv"))
     return out

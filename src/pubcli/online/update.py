@@ -20,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..entries import VENUE_TARGET, normalize_doi, order_fields
+from pubcli.usecases.adding import VENUE_TARGET, normalize_doi, order_fields
 from ..errors import ValidationError
-from ..model import AREA_FIELD, FEATURED_FIELD, Record
-from . import BadResponse, NotFoundOnline, arxiv, crossref, doi as doi_mod, ids, mapping
+from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record
+from pubcli.schema import identifiers
+from . import BadResponse, NotFoundOnline, arxiv, crossref, doi as doi_mod, mapping
 from .http import Client
 
 MARGIN = 1.25   # the best hit's score must be this many times the next one's
@@ -51,7 +52,7 @@ class Update:
         return [c for c in self.changes if c.kind != "kept"]
 
 
-Progress = Callable[[str, int, int], None]   # (what is asked, done, total)
+from pubcli.usecases.progress import Progress  # noqa: E402 - (what is asked, done, total): the one seam
 
 
 class Sources:
@@ -67,7 +68,7 @@ class Sources:
     def prefetch(self, records: Sequence[Record]) -> None:
         dois = [d for d in map(_doi_of, records) if d and not _is_arxiv_doi(d)]
         arxs = [a for r in records if not _is_published_doi(_doi_of(r))
-                for a in [ids.arxiv_of(r.fields)] if a]
+                for a in [identifiers.arxiv_of(r.fields)] if a]
         self._batch_works(dois)
         if arxs:
             found = self._batched("arXiv", len(arxs),
@@ -78,7 +79,7 @@ class Sources:
                 self._batch_works([p.doi for p in found.values() if _is_published_doi(p.doi)])
 
     def _batch_works(self, dois: Sequence[str | None]) -> None:
-        from ..values import doi_match_key
+        from pubcli.schema.values import doi_match_key
 
         todo = [d for d in dict.fromkeys(d for d in dois if d)
                 if doi_match_key(d) not in self._works and "," not in d]
@@ -102,7 +103,7 @@ class Sources:
             return None
 
     def work(self, doi: str) -> dict | None:
-        from ..values import doi_match_key
+        from pubcli.schema.values import doi_match_key
 
         key = doi_match_key(doi)
         if key not in self._works:
@@ -175,7 +176,7 @@ def find(sources: Sources | Client, rec: Record) -> tuple[mapping.Found | None, 
     client = sources.client
     notes: list[str] = []
     doi = _doi_of(rec)
-    arx = ids.arxiv_of(rec.fields)
+    arx = identifiers.arxiv_of(rec.fields)
     if doi and not _is_arxiv_doi(doi):
         msg = sources.work(doi)
         if msg is not None:
@@ -225,8 +226,8 @@ def query(client: Client, rec: Record) -> tuple[mapping.Found | None, str]:
     """Crossref's best hit for the entry's title and first author, when it is clearly
     ahead of the next one and the matcher agrees; else (None, why)."""
     from ..dedupe import find_matches
-    from ..latex import to_text
-    from ..names import parse_name, split_authors
+    from pubcli.text.latex import to_text
+    from pubcli.schema.names import parse_name, split_authors
 
     title = to_text(rec.title)
     if not title:
@@ -282,7 +283,8 @@ def diff(old: Record, found: mapping.Found,
 
 def _same(name: str, a: str, b: str) -> bool:
     """Values that differ only in form (case, braces, accents as LaTeX or Unicode)."""
-    from ..latex import fold, to_text
+    from pubcli.text.latex import to_text
+    from pubcli.text.fold import fold
 
     if name == "doi":
         return a.strip().lower() == b.strip().lower()

@@ -1,6 +1,6 @@
 """The user's own settings for going online (never the committed pubcli.toml).
 
-``$XDG_CONFIG_HOME/pubcli/config.toml`` (default ``~/.config/pubcli/config.toml``)::
+``$XDG_CONFIG_HOME/pubcli/local/config.toml`` (default ``~/.config/pubcli/local/config.toml``)::
 
     mailto = "you@example.org"        # contact address sent in the User-Agent
     openalex-api-key = "..."          # optional OpenAlex API key

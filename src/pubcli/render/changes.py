@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..model import FEATURED_FIELD, Record
+from pubcli.schema.model import FEATURED_FIELD, Record
 from .text import clean
 
 

@@ -18,12 +18,12 @@ import csv
 import io
 import json
 import textwrap
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
-from ..grouping import unique_records
-from ..model import GroupBy, Record
-from ..display import row_of
-from ..view import View, owner_flags, short_authors, view
+from pubcli.usecases.grouping import unique_records
+from pubcli.schema.model import GroupBy, Record
+from pubcli.text.display import row_of
+from pubcli.text.view import View, owner_flags, short_authors, view
 from .text import clean, csv_cell, json_safe
 
 Groups = Sequence[tuple[str, Sequence[Record]]]
@@ -42,6 +42,24 @@ def heading(name: str, count: int, by: GroupBy) -> str:
 def _author_segments(v: View, owner: str | None, limit: int = 3):
     owner_idx = {i for i, f in enumerate(owner_flags(v.raw_names, owner)) if f}
     return [(clean(s), o) for s, o in short_authors(v.authors, owner_idx, limit)]
+
+
+def _owner_positions(owner: str) -> Callable[[Sequence[str]], set[int]]:
+    """Which of a row's raw names denote ``owner`` (:func:`pubcli.view.owner_flags`),
+    each distinct name compared once per listing: co-authors repeat from row to row."""
+    known: dict[str, bool] = {}
+
+    def positions(raw: Sequence[str]) -> set[int]:
+        out = set()
+        for i, name in enumerate(raw):
+            hit = known.get(name)
+            if hit is None:
+                hit = known[name] = owner_flags((name,), owner)[0]
+            if hit:
+                out.add(i)
+        return out
+
+    return positions
 
 
 def fits_table(groups: Groups, width: int) -> bool:
@@ -137,14 +155,15 @@ def _plain_lines(groups: Groups, by: GroupBy, owner: str | None) -> str:
     (a CR is kept only before a newline, which a separator never starts with)."""
     lines: list[str] = []
     append = lines.append
+    positions = _owner_positions(owner) if owner else None
     for name, recs in groups:
         if lines:
             append("")
         append(heading(name, len(recs), by))
         for rec in recs:
-            title, raw, authors, venue, year, _, areas, _ = rec.row or row_of(rec)
-            if owner:
-                idx = {i for i, f in enumerate(owner_flags(raw, owner)) if f}
+            _, _, title, raw, authors, venue, year, _, areas, _ = rec.row or row_of(rec)
+            idx = positions(raw) if positions is not None else None
+            if idx:
                 who = "".join(s for s, _ in short_authors(authors, idx))
             elif len(authors) <= 4:  # short_authors' limit + 1
                 who = ", ".join(authors)
@@ -162,12 +181,13 @@ AUTHOR_COLUMN = 18
 def lines(groups: Groups, width: int | None = None) -> str:
     """One short line per publication (each once, in the groups' order): key, year, first
     author, title; cut to ``width`` columns (None: not cut). Keys are never cut."""
-    from ..names import family_name
+    from pubcli.schema.names import family_name
 
     recs = unique_records(groups)
     cells = []
     for rec in recs:
-        title, raw, _, _, year, _, _, _ = rec.row or row_of(rec)
+        row = rec.row or row_of(rec)
+        raw = row.raw_names
         if not raw:
             who = ""
         elif len(raw) == 1:
@@ -176,8 +196,8 @@ def lines(groups: Groups, width: int | None = None) -> str:
             who = f"{family_name(raw[0])} & {family_name(raw[1])}"
         else:
             who = f"{family_name(raw[0])} et al."
-        cells.append((clean(rec.key), str(year or "----"), clean(who),
-                      clean(title) or "(no title)"))
+        cells.append((clean(rec.key), str(row.year or "----"), clean(who),
+                      clean(row.title) or "(no title)"))
     kw = min(max((len(c[0]) for c in cells), default=0), KEY_COLUMN)
     aw = min(max((len(c[2]) for c in cells), default=0), AUTHOR_COLUMN)
     out = []
@@ -199,13 +219,100 @@ def record_dict(rec: Record) -> dict:
 
 
 def as_json(groups: Groups, by: GroupBy) -> str:
+    """The listing as JSON: ``{"by": ..., "groups": [{"name", "count", "entries"}]}``, or
+    ``{"entries": [...]}`` for ``--by none``; each entry is :func:`record_dict`."""
+    return "".join(json_chunks(groups, by))
+
+
+#: entries per chunk of :func:`json_chunks` (a few MB of text)
+JSON_CHUNK = 2000
+
+
+def json_chunks(groups: Groups, by: GroupBy) -> Iterator[str]:
+    """:func:`as_json` in pieces, to be written one after the other: the same text as
+    ``json.dumps(data, ensure_ascii=False, indent=2)`` of the whole listing (plus
+    :func:`~pubcli.render.text.json_safe` and a final newline), without the whole of
+    it in memory, and with the entries spelled by :func:`_json_entry` (the json module
+    indents in pure Python: 7 s for 100k entries)."""
+    return map(json_safe, _json_chunks(groups, by))
+
+
+def _json_chunks(groups: Groups, by: GroupBy) -> Iterator[str]:
     if by is GroupBy.none:
-        data: object = {"entries": [record_dict(r) for _, recs in groups for r in recs]}
-    else:
-        data = {"by": by.value, "groups": [{"name": name, "count": len(recs),
-                                            "entries": [record_dict(r) for r in recs]}
-                                           for name, recs in groups]}
-    return json_safe(json.dumps(data, ensure_ascii=False, indent=2)) + "\n"
+        every = [r for _, rs in groups for r in rs]
+        yield '{\n  "entries": ' + ("[]" if not every else "[\n")
+        yield from _json_entries(every, "    ")
+        yield ("" if not every else "\n  ]") + "\n}\n"
+        return
+    yield f'{{\n  "by": {_enc(by.value)},\n  "groups": ' + ("[]" if not groups else "[")
+    for i, (name, recs) in enumerate(groups):
+        yield (",\n" if i else "\n") + f'    {{\n      "name": {_enc(name)},\n' \
+            f'      "count": {len(recs)},\n      "entries": ' + ("[\n" if recs else "[]")
+        yield from _json_entries(recs, "        ")
+        yield ("\n      ]" if recs else "") + "\n    }"
+    yield ("\n  ]" if groups else "") + "\n}\n"
+
+
+_enc: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
+def _json_entries(recs: Sequence[Record], ind: str) -> Iterator[str]:
+    sep = ",\n" + ind
+    for start in range(0, len(recs), JSON_CHUNK):
+        text = ind + sep.join([_json_entry(r, ind) for r in recs[start:start + JSON_CHUNK]])
+        yield (",\n" if start else "") + text
+
+
+def _json_entry(rec: Record, ind: str) -> str:
+    """:func:`record_dict` of ``rec`` as ``json.dumps(..., indent=2)`` writes it at the
+    indentation ``ind``."""
+    v = view(rec)
+    i1 = ind + "  "
+    return (f'{{\n{i1}"key": {_enc(v.key)},\n{i1}"type": {_enc(v.type)},\n'
+            f'{i1}"year": {_json_scalar(v.year)},\n{i1}"month": {_json_scalar(v.month)},\n'
+            f'{i1}"title": {_enc(v.title)},\n{i1}"authors": {_json_value(v.authors, i1)},\n'
+            f'{i1}"venue": {_enc(v.venue)},\n{i1}"areas": {_json_value(v.areas, i1)},\n'
+            f'{i1}"featured": {_json_scalar(v.featured)},\n'
+            f'{i1}"links": {_json_value(dict(v.links), i1)},\n'
+            f'{i1}"fields": {_json_value(rec.fields, i1)}\n{ind}}}')
+
+
+def _json_scalar(x: object) -> str:
+    if x is None:
+        return "null"
+    if x is True:
+        return "true"
+    if x is False:
+        return "false"
+    if type(x) is int:
+        return int.__repr__(x)
+    return json.dumps(x)
+
+
+def _json_value(x: object, ind: str) -> str:
+    """``x`` (a str, a list of them, a dict of them, or any JSON value) as
+    ``json.dumps(x, ensure_ascii=False, indent=2)`` writes it at the indentation ``ind``."""
+    if isinstance(x, str):
+        return _enc(x)
+    inner = ind + "  "
+    sep = ",\n" + inner
+    if isinstance(x, (list, tuple)):
+        if not x:
+            return "[]"
+        try:
+            body = sep.join(map(_enc, x))
+        except TypeError:  # not all strings
+            body = sep.join([_json_value(y, inner) for y in x])
+        return f"[\n{inner}{body}\n{ind}]"
+    if isinstance(x, dict):
+        if not x:
+            return "{}"
+        try:
+            body = sep.join([_enc(k) + ": " + _enc(y) for k, y in x.items()])
+        except TypeError:
+            body = sep.join([_enc(k) + ": " + _json_value(y, inner) for k, y in x.items()])
+        return f"{{\n{inner}{body}\n{ind}}}"
+    return _json_scalar(x)
 
 
 def as_csv(groups: Groups, by: GroupBy) -> str:

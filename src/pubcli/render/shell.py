@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, NamedTuple, Sequence
 
-from ..complete import Candidate, split_words
+from pubcli.usecases.complete import Candidate, split_words
 
 COMPLETE_VAR = "_PUBCLI_COMPLETE"
 _WHITESPACE = re.compile(r"\s")

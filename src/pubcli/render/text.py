@@ -15,6 +15,7 @@ import re
 # harmless only as the first half of a CRLF line end (alone it rewrites the line shown).
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 _C1_RE = re.compile(r"[\x80-\x9f]")
+_C1 = tuple(map(chr, range(0x80, 0xA0)))
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -53,7 +54,7 @@ def csv_cell(value: object) -> str:
 def json_safe(text: str) -> str:
     """JSON text with the C1 controls written as \\u escapes (``json`` leaves them raw);
     the data is unchanged, only the spelling."""
-    if not _C1_RE.search(text):
+    if text.isascii() or not any(c in text for c in _C1):  # 32 fast scans beat one regex
         return text
     return _C1_RE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 

@@ -1,6 +1,6 @@
 """Reading and writing the library file: byte-faithful, atomic, locked, cached.
 
-* :func:`load` reads a file into a :class:`~pubcli.library.Library` whose
+* :func:`load` reads a file into a :class:`~pubcli.store.library.Library` whose
   :class:`~pubcli.store.document.Document` keeps the text, so that :func:`save`
   can write it back. Nothing is normalised.
 * :func:`save` writes only what changed (:mod:`pubcli.store.save`). A load
@@ -10,6 +10,8 @@
   (:mod:`pubcli.store.lock`) around load-modify-save.
 * Big files go through a parse cache and a display cache keyed by the file's
   bytes (:mod:`pubcli.store.cache`); a save appends what changed to them.
+* :func:`listing` gives read-only listings their records from the display cache
+  alone (:mod:`pubcli.store.listing`).
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ import os
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
 
-from .. import bibtex, gcpause
+from pubcli import bibtex
+from pubcli.local import gcpause
 from ..errors import LibraryNotFound
-from ..library import Library, Problem
+from pubcli.store.library import Library, Problem
 from . import cache, journal
 from .cache import cache_dir
 from .document import Document
+from .listing import Listing, meta_of, read_listing
 from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
                     clean_stale_temp_files, decode, read_text)
 from .lock import lock_path, locked
@@ -33,7 +37,7 @@ from .save import form_of, preview, rebase, render, render_plan, rewrite_text, s
 __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_text", "Document",
            "Library", "Problem", "rewrite", "form_of", "UTF8_BOM", "TEMP_SUFFIX", "read_text",
            "decode", "atomic_write", "clean_stale_temp_files", "lock_path", "locked", "cache_dir",
-           "undo", "history", "Undone"]
+           "undo", "history", "Undone", "listing", "Listing"]
 
 
 # ------------------------------------------------------------------ reading
@@ -50,12 +54,33 @@ def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: b
         raise LibraryNotFound("the library path is empty")
     path = Path(path)
     data, text, bom = read_text(path)
-    with gcpause.paused():  # many objects, no cycles: see pubcli.gcpause
+    return _load_read(path, data, text, bom, use_cache, write_cache, display, written)
+
+
+def _load_read(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
+               write_cache: bool, display: bool, written: bool) -> Library:
+    with gcpause.paused():  # many objects, no cycles: see pubcli.local.gcpause
         lib = _load(path, data, text, bom, use_cache, write_cache, written)
         fresh = display and _cached_rows(lib, len(data), use_cache)
     if display and not fresh:  # computed with the GC on: LaTeX to text makes garbage
         _compute_rows(lib, len(data), use_cache)
     return lib
+
+
+def listing(path: str | os.PathLike[str], *, display: bool = True) -> Listing:
+    """The library at ``path`` to list, not to edit (:mod:`pubcli.store.listing`): made
+    from the display cache alone when it holds the file as it is now, else loaded in
+    full (with display rows when ``display``, which fills that cache)."""
+    if not str(path).strip():
+        raise LibraryNotFound("the library path is empty")
+    path = Path(path)
+    data, text, bom = read_text(path)
+    if len(data) >= cache.MIN_BYTES:
+        with gcpause.paused():
+            got = read_listing(path, cache.digest_of(data), len(data), text)
+        if got is not None:
+            return got
+    return Listing.of(_load_read(path, data, text, bom, True, True, display, False))
 
 
 def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
@@ -89,23 +114,29 @@ def _cached_rows(lib: Library, size: int, use_cache: bool) -> bool:
     doc = lib.document
     if not (doc.digest and use_cache):
         return False
+    from pubcli.text.display import from_rows
+
     got = cache.Journal(doc.path, ".rows").read(doc.digest, size)
     if got is None or len(got[0]) != len(lib.records):
         return False
-    for rec, row in zip(lib.records, got[0]):
+    try:
+        rows = from_rows(got[0])
+    except ValueError:
+        return False
+    for rec, row in zip(lib.records, rows):
         rec.row = row
     doc.rows_cached = True
     return got[2] < cache.MAX_FRAMES
 
 
 def _compute_rows(lib: Library, size: int, use_cache: bool) -> None:
-    from ..display import row_of
+    from pubcli.text.display import row_of, to_rows
 
     doc = lib.document
     rows = [row_of(rec) for rec in lib.records]
     if doc.digest and use_cache:
-        doc.rows_cached = cache.Journal(doc.path, ".rows").write_base(doc.digest, size, rows,
-                                                                       None) > 0
+        doc.rows_cached = cache.Journal(doc.path, ".rows").write_base(
+            doc.digest, size, to_rows(rows), meta_of(lib)) > 0
 
 
 def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
@@ -149,7 +180,7 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
     _refresh_caches(library, target, data, delta)
     journal.record(target, old, data, new_digest=doc.digest)  # for pubcli undo
     _commit_if_wanted(target)
-    from .. import keyindex
+    from pubcli.local import keyindex
 
     keyindex.refresh_index(target, library.records)  # keys for TAB, when TAB is used
     return True
@@ -286,14 +317,15 @@ def _refresh_rows(library: Library, target: Path, old_digest: str, digest: str, 
     """Append the changed entries' rows to the display cache. Without the rows in
     memory we cannot know the cache holds ``old_digest``: the delta is appended all
     the same, and a reader ignores it unless it continues the cache's chain."""
-    from ..display import row_of
+    from pubcli.text.display import row_of
 
     journal = cache.Journal(target, ".rows")
     if not journal.file.exists():
         return
     records = library.records
-    journal.append_delta(old_digest, digest, size, gone, {i: row_of(records[i]) for i in again},
-                         None)
+    journal.append_delta(old_digest, digest, size, gone,
+                         {i: tuple(row_of(records[i])) for i in again},
+                         meta_of(library, warnings=False))
 
 
 def rewrite(library: Library, edits: list[tuple[int, int, str]],

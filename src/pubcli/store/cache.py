@@ -15,7 +15,7 @@ cache; when deltas pile up, the next save writes a new base.
   where its text sits, relative to the entry before it, so that an edit moves
   nothing else), plus the kept-verbatim blocks, macros and newline;
 * the display cache (``.rows``): one display row per record
-  (:mod:`pubcli.display`), filled the first time a listing needs them all, then
+  (:mod:`pubcli.text.display`), filled the first time a listing needs them all, then
   kept up to date by saves, which recompute the rows of changed entries only.
 """
 
@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .. import __version__, bibtex
-from ..cachedir import cache_dir, cache_file, disabled  # noqa: F401 - re-exported
-from ..cachedir import private as _private
-from ..model import Record
+from pubcli.local.cachedir import cache_dir, cache_file, disabled
+from pubcli.local.cachedir import private as _private
+from pubcli.schema.model import Record
 
-CACHE_FORMAT = 6
+CACHE_FORMAT = 7
 MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip
 MAX_FRAMES = 24         # deltas after a base before a save writes a new base
 _HEAD = struct.Struct("<II")  # payload length, CRC-32 of the payload
@@ -259,14 +259,28 @@ def unpack_meta(meta: tuple) -> tuple[list[bibtex.Failed], list, dict[str, str],
 
 
 def read_parse(path: Path, digest: str, size: int) -> tuple[bibtex.Parsed, int] | None:
+    got = read_parse_items(path, digest, size)
+    if got is None:
+        return None
+    items, meta, nframes = got
+    try:
+        failed, warnings, macros, newline = meta
+        return bibtex.Parsed(unpack_records(items, newline), failed, warnings, macros,
+                             newline), nframes
+    except (TypeError, ValueError):
+        return None
+
+
+def read_parse_items(path: Path, digest: str, size: int) -> tuple[list, tuple, int] | None:
+    """The parse cache's items for the version ``digest`` of the file, not yet unpacked
+    into records (``item[2]`` is a record's fields), with the meta unpacked
+    (:func:`unpack_meta`) and the frame count; None when the cache does not hold it."""
     got = Journal(path, ".marshal").read(digest, size)
     if got is None:
         return None
     items, meta, nframes = got
     try:
-        failed, warnings, macros, newline = unpack_meta(meta)
-        return bibtex.Parsed(unpack_records(items, newline), failed, warnings, macros,
-                             newline), nframes
+        return items, unpack_meta(meta), nframes
     except (TypeError, ValueError):
         return None
 

@@ -3,7 +3,7 @@
 A :class:`Document` is the store's side of a loaded library: the text as read
 (without BOM), whether it had a BOM, its newline, its ``@string`` macros, the
 blocks kept verbatim because they could not be read, and what the parse cache
-knows about it. :class:`pubcli.library.Library` holds the records and their key
+knows about it. :class:`pubcli.store.library.Library` holds the records and their key
 index and points at its document; what a user should hear about the file
 (:meth:`Document.problems`) is derived from the two, never stored.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import bibtex
-from ..library import Problem
-from ..model import Record
+from pubcli.store.library import Problem
+from pubcli.schema.model import Record
 
 
 class Document:
@@ -44,12 +44,16 @@ class Document:
         # [fmt] of the library's pubcli.toml, looked up when a save needs it
         self.form: bibtex.Form | None = None
 
-    def problems(self, records: list[Record]) -> list[Problem]:
+    def problems(self, records: list[Record], *, warnings: bool = True) -> list[Problem]:
         """What a user should hear about the file: blocks kept verbatim, entries with
-        a repeated field, keys used twice (compared case-insensitively)."""
+        a repeated field, keys used twice (compared case-insensitively); BibTeX's
+        warnings too unless ``warnings`` is False (after a save their lines are stale,
+        and the parse cache keeps none)."""
         problems = [Problem(f.line, f"could not parse this block, kept as it is: {f.reason}")
                     for f in self.failed]
-        problems += [Problem(int(line), str(message), "bibtex") for line, message in self.warnings]
+        if warnings:
+            problems += [Problem(int(line), str(message), "bibtex")
+                         for line, message in self.warnings]
         seen: dict[str, Record] = {}
         for rec in records:
             if rec.source is not None and rec.source.read_only == bibtex.KEYLESS:

@@ -1,7 +1,7 @@
 """The undo journal: the last few writes of a library, enough to put back the exact
 bytes the file had before each of them.
 
-One private file per library beside the caches (:mod:`pubcli.cachedir`, suffix
+One private file per library beside the caches (:mod:`pubcli.local.cachedir`, suffix
 ``.undo``). Each :class:`Step` keeps what a write replaced, not the whole file: the
 write's new bytes share a prefix and a suffix with the old ones (a save rewrites
 only the changed entries), so a step holds the lengths of those two and the old
@@ -24,7 +24,7 @@ import zlib
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from .. import cachedir
+from pubcli.local import cachedir
 from .cache import digest_of as digest
 
 DEPTH = 10          # writes kept per library

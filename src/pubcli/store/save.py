@@ -12,8 +12,8 @@ import bisect
 
 from .. import bibtex
 from ..errors import ValidationError, WriteError
-from ..library import Library
-from ..model import Record
+from pubcli.store.library import Library
+from pubcli.schema.model import Record
 
 
 class Plan:
@@ -133,7 +133,7 @@ def form_of(library: Library) -> bibtex.Form:
         return doc.form
     if library.path is None:
         return bibtex.DEFAULT_FORM
-    from ..config import load_config
+    from pubcli.local.config import load_config
 
     form = load_config(library.path).fmt
     if doc is not None:

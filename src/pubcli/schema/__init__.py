@@ -1,0 +1,1 @@
+"""What BibTeX and biblatex mean: types, values, names, keys, inheritance, the record."""

@@ -1,0 +1,1 @@
+"""What the commands decide: adding, importing, editing, areas, checks, fmt, completion."""

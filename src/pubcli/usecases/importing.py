@@ -1,0 +1,803 @@
+"""Reading publications to import: ``.bib`` files and plain-text listings.
+
+A *listing* is what you get when you copy a publications page from a web
+browser (see ``tests/data/publications-page.txt``)::
+
+    ZeRO++: Extremely Efficient Collective Communication for Giant Model Training
+    Guanhua Wang, Heyang Qin, Sam Ade Jacobs, ..., Yuxiong He
+    ICLR 2024 | May 2024
+    Published by Microsoft
+    ISBN: 978-1-4673-8815-3
+
+Each publication is found by its date line, ``Venue | Month YYYY``,
+``Venue | YYYY`` or ``Month YYYY`` (or, below an author list, Google Scholar's
+``Venue 30, 2017`` / ``Journal 521 (7553), 436-444, 2015``): the line above it is
+the author list (comma-separated "First Last" names, a trailing "..." dropped) and
+the one above that the title. When the line above the date does not look like an
+author list, it is the title of a publication without authors. ``Published by X``,
+``ISBN: ...`` and ``DOI: ...`` lines after the date line add details. Every block
+is accounted for: a title above an author list with no date line is held for
+review; any other leftover line of :data:`TITLE_WORDS` words or more is reported
+as not understood, with its line. Short lines (headings), ``-`` separators and
+blank lines are passed over.
+
+Types are inferred: a report number as venue (``MSR-TR-2024-12``) makes a
+``@techreport`` with ``number`` and ``institution``; a journal-like venue
+("Journal of...", "Transactions on...") an ``@article``; any other venue an
+``@inproceedings``; no venue a ``@misc``.
+
+Names become BibTeX's "Last, First" (:func:`pubcli.schema.names.bibtex_name`): the last
+word is the last name, with the particles before it (de, van, Del...), and
+"Jr."-style suffixes kept apart. Names the library already spells in "Last, First"
+form (say "Yazdani Aminabadi, Reza") are written the library's way. Titles get
+BibTeX's case-protecting braces around words with inner capitals (``{ZeRO}++``,
+``{CNNs}``), and LaTeX's special characters are escaped (:mod:`pubcli.text.latex`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from pubcli.usecases import sources
+from pubcli.schema import values
+from pubcli.errors import PubcliError, ValidationError
+from pubcli.text.encode import escape, protect_case
+from pubcli.schema.model import Record
+from pubcli.schema.values import MONTH_NAMES, MONTH_WORDS
+from pubcli.schema.names import PARTICLES, SUFFIXES, bibtex_name, known_names
+
+if TYPE_CHECKING:
+    from pubcli.local.config import Config
+    from pubcli.dedupe import Match
+    from pubcli.usecases.progress import Progress
+
+_MONTH_ALT = "|".join(sorted(MONTH_WORDS, key=len, reverse=True))
+_DATE_RE = re.compile(
+    r"^(?:(?P<venue>.*?\S)\s*\|\s*)?"
+    r"(?:(?P<month>" + _MONTH_ALT + r")\.?,?\s+)?(?P<year>(?:1[89]|20)\d{2})$", re.I)
+# Google Scholar's venue line: "Venue[ VOLUME[ (NUMBER)]][, PAGES], YYYY", as in
+# "Advances in neural information processing systems 30, 2017" or
+# "Nature 521 (7553), 436-444, 2015"; taken as a date line only below an author list.
+_SCHOLAR_RE = re.compile(
+    r"^(?P<venue>.*?\S)(?:\s+(?P<volume>\d+)(?:\s*\((?P<number>[\w-]+)\))?)?"
+    r"(?:,\s*(?P<pages>[A-Za-z]?\d+(?:\s*[-\u2013]+\s*[A-Za-z]?\d+)?))?"
+    r",\s*(?P<year>(?:1[89]|20)\d{2})$")
+_ELLIPSIS_RE = re.compile(r"^(?:\.{3}|\u2026)$")
+#: A line of this many words or more, left over, reads as a title: its block is reported.
+TITLE_WORDS = 5
+_SEPARATOR_RE = re.compile(r"^[-\u2010-\u2015*_=~\u2022\u00b7.]+$")
+_DETAIL_RES: list[tuple[str, re.Pattern[str]]] = [
+    ("publisher", re.compile(r"^published\s+by\s*:?\s*(?P<v>.+)$", re.I)),
+    ("isbn", re.compile(r"^isbn(?:-1[03])?\s*:?\s*(?P<v>[0-9Xx][0-9Xx -]{8,})$", re.I)),
+    # "DOI: 10.1/x", "doi https://doi.org/10.1/x", a bare resolver link: values.parse_doi
+    ("doi", re.compile(r"^(?P<v>(?:doi\s*:?\s*)?(?:https?://\S*?doi\S*?/)?10\.\d+\S*/\S+)$",
+                       re.I)),
+]
+# A report number: letters, then "TR" (or a "Technical Report" wording), digits.
+_REPORT_RE = re.compile(r"^(?P<prefix>[A-Z][A-Za-z]*)(?:[-/][A-Z]+)*[-/]TR[-/ ]?\d[\d-]*$")
+_REPORT_WORDS_RE = re.compile(r"\btech(?:nical)?\.?\s+rep(?:ort)?\b", re.I)
+_JOURNAL_RE = re.compile(r"\b(?:journal|transactions|letters|magazine|communications of)\b",
+                         re.I)
+KNOWN_INSTITUTIONS = {
+    "MSR": "Microsoft Research",
+    "CMU": "Carnegie Mellon University",
+    "MIT": "Massachusetts Institute of Technology",
+    "UCB": "University of California, Berkeley",
+}
+
+_NAME_WORD_RE = re.compile(r"^(?:\(?[^\W\d_][\w.'\u2019-]*\)?|[A-Z]\.?)$")
+
+
+@dataclass
+class Item:
+    """One incoming publication and where it came from (1-based line). ``held``: why
+    it is held for review instead of added (a listing's block without a date line)."""
+
+    record: Record
+    line: int
+    held: str = ""
+
+
+@dataclass
+class Listing:
+    """What a listing holds: publications (some held for review), warnings, and the
+    blocks not understood, each (line, reason)."""
+
+    items: list[Item] = field(default_factory=list)
+    warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+    unread: list[tuple[int, str]] = field(default_factory=list)    # (line, reason)
+
+
+# ------------------------------------------------------------------ names and titles
+def split_names(line: str) -> list[str]:
+    """An author line: "A B, C D and E F" -> ["A B", "C D", "E F"]."""
+    line = re.sub(r"\s*,?\s+(?:and|&)\s+", ", ", line.strip())
+    names = [" ".join(p.split()) for p in line.split(",") if p.strip()]
+    if names and _ELLIPSIS_RE.match(names[-1]):  # Google Scholar's "A Vaswani, ..., ..."
+        names.pop()
+    return names
+
+
+def looks_like_authors(line: str) -> bool:
+    """Comma-separated names of one to six words, each a capitalised word, an
+    initial or a particle."""
+    names = split_names(line)
+    if not names:
+        return False
+    for n in names:
+        words = n.split(" ")
+        if not 1 <= len(words) <= 6:
+            return False
+        if len(names) == 1 and len(words) < 2:
+            return False
+        for w in words:
+            if w.lower() in PARTICLES or w.lower() in SUFFIXES:
+                continue
+            if not _NAME_WORD_RE.match(w):
+                return False
+            core = w.lstrip("(")
+            if not core[:1].isupper():
+                return False
+    return True
+
+
+# ------------------------------------------------------------------ listings
+def _classify_venue(venue: str) -> tuple[str, dict[str, str]]:
+    m = _REPORT_RE.match(venue)
+    if m:
+        fields = {"number": venue}
+        inst = KNOWN_INSTITUTIONS.get(m.group("prefix").upper())
+        if inst:
+            fields["institution"] = inst
+        return "techreport", fields
+    if _REPORT_WORDS_RE.search(venue):
+        return "techreport", {"institution": venue}
+    if _JOURNAL_RE.search(venue):
+        return "article", {"journal": venue}
+    if re.match(r"^arxiv\b", venue, re.I):
+        return "misc", {"howpublished": venue}
+    return "inproceedings", {"booktitle": venue}
+
+
+def _is_free(line: str) -> bool:
+    return bool(line.strip()) and not _SEPARATOR_RE.match(line.strip())
+
+
+@dataclass(frozen=True)
+class DateLine:
+    """What a date line says: ``Venue | Month YYYY`` or Google Scholar's ``Venue 30,
+    2017`` (with ``volume``, ``number``, ``pages`` when given)."""
+
+    year: str
+    venue: str | None = None
+    month: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()
+
+
+def _date_lines(lines: Sequence[str]) -> list[DateLine | None]:
+    """The date line each line is, or None. A Scholar-style line counts only below an
+    author list (a title may end in ", 2017"; a venue line always has authors above)."""
+    out: list[DateLine | None] = []
+    for i, ln in enumerate(lines):
+        m = _DATE_RE.match(ln)
+        if m is not None:
+            if m.group("venue") is None and m.group("month") is None:
+                out.append(None)  # a bare year is not a date line
+            else:
+                out.append(DateLine(m.group("year"), m.group("venue"), m.group("month")))
+            continue
+        s = _SCHOLAR_RE.match(ln)
+        if s is not None and i > 0 and out[i - 1] is None and looks_like_authors(lines[i - 1]):
+            extra = tuple((k, s.group(k)) for k in ("volume", "number", "pages") if s.group(k))
+            out.append(DateLine(s.group("year"), s.group("venue"), None, extra))
+        else:
+            out.append(None)
+    return out
+
+
+def parse_listing(text: str, *, known: Mapping[str, str] | None = None) -> Listing:
+    """The publications in a plain-text listing (see the module docstring). Lines no
+    publication takes are looked at again (:func:`_leftovers`): a title above an author
+    list without a date line is held for review; another title-like line is reported
+    as not understood. Short lines (headings) and separators are passed over."""
+    lines = [" ".join(ln.replace("\u00a0", " ").split()) for ln in text.splitlines()]
+    out = Listing()
+    used = [False] * len(lines)
+    dates = _date_lines(lines)
+    bare_years = [_DATE_RE.match(ln) is not None for ln in lines]  # date lines, or years
+
+    def free(j: int) -> bool:
+        return j >= 0 and not used[j] and dates[j] is None and not bare_years[j] \
+            and _is_free(lines[j]) and _detail(lines[j]) is None
+
+    for i, date in enumerate(dates):
+        if date is None:
+            continue
+        # title and authors above the date line
+        if free(i - 1) and looks_like_authors(lines[i - 1]) and free(i - 2):
+            title_at, authors = i - 2, split_names(lines[i - 1])
+        elif free(i - 1) and not looks_like_authors(lines[i - 1]):
+            title_at, authors = i - 1, []
+            out.warnings.append((i + 1, f"no author line above the date line {lines[i]!r}; "
+                                        f"read {lines[i - 1]!r} as a title without authors"))
+        else:
+            out.warnings.append((i + 1, f"date line {lines[i]!r} without a title above it; "
+                                        "skipped"))
+            used[i] = True
+            continue
+        for j in range(title_at, i + 1):
+            used[j] = True
+        details: dict[str, str] = {}
+        j = i + 1
+        while j < len(lines):
+            d = _detail(lines[j])
+            if d is None:
+                break
+            details.setdefault(*d)
+            used[j] = True
+            j += 1
+        out.items.append(Item(_record(lines[title_at], authors, date, details, known),
+                              title_at + 1))
+    _leftovers(lines, [free(j) for j in range(len(lines))], out, known)
+    out.items.sort(key=lambda it: it.line)
+    return out
+
+
+def _leftovers(lines: Sequence[str], free: Sequence[bool], out: Listing,
+               known: Mapping[str, str] | None) -> None:
+    """Account for the lines no publication took: a title-like line with an author
+    list below it is a publication without a date line, held for review; any other
+    line of :data:`TITLE_WORDS` words or more is not understood (with its line)."""
+    j = 0
+    while j < len(lines):
+        if not free[j]:
+            j += 1
+            continue
+        words = len(lines[j].split())
+        below = j + 1 < len(lines) and free[j + 1] and looks_like_authors(lines[j + 1])
+        if below and not looks_like_authors(lines[j]) and words >= 2:
+            names = split_names(lines[j + 1])
+            rec = _record(lines[j], names, None, {}, known)
+            out.items.append(Item(rec, j + 1, held="no date line below the author list: "
+                                                  "check it, then add it with 'pubcli add'"))
+            j += 2
+            continue
+        if words >= TITLE_WORDS and not looks_like_authors(lines[j]):
+            out.unread.append((j + 1, f"{lines[j]!r}: no author list and no date line "
+                                      "(Venue | Month YYYY) next to it"))
+        j += 1
+
+
+def _detail(line: str) -> tuple[str, str] | None:
+    for name, rx in _DETAIL_RES:
+        m = rx.match(line)
+        if m:
+            return name, m.group("v").strip()
+    return None
+
+
+def _record(title: str, authors: Sequence[str], date: DateLine | None,
+            details: Mapping[str, str], known: Mapping[str, str] | None) -> Record:
+    fields: dict[str, str] = {}
+    if authors:
+        fields["author"] = " and ".join(bibtex_name(a, known) for a in authors)
+    fields["title"] = protect_case(escape(title))
+    venue = date.venue if date is not None else None
+    extra = dict(date.extra) if date is not None else {}
+    if venue:
+        entry_type, venue_fields = _classify_venue(venue)
+        if entry_type == "inproceedings" and "number" in extra:  # "Nature 521 (7553)"
+            entry_type, venue_fields = "article", {"journal": venue}
+        if entry_type == "techreport" and "institution" not in venue_fields:
+            venue_fields["institution"] = details.get("publisher") or venue.split("-")[0]
+        fields.update({k: escape(v) for k, v in venue_fields.items()})
+    else:
+        entry_type = "misc"
+    if "publisher" in details:
+        fields["publisher"] = escape(details["publisher"])
+    for name, value in extra.items():
+        fields[name] = re.sub(r"\s*[-\u2013]+\s*", "--", value) if name == "pages" else value
+    if date is not None:
+        fields["year"] = date.year
+        if date.month:
+            fields["month"] = MONTH_NAMES[MONTH_WORDS[date.month.lower()] - 1]
+    if "isbn" in details:
+        fields["isbn"] = details["isbn"]
+    doi = values.parse_doi(details.get("doi"))
+    if doi:
+        fields["doi"] = doi
+    from pubcli.usecases.adding import order_fields
+
+    return Record("", entry_type, order_fields(fields))
+
+
+# ------------------------------------------------------------------ files
+FORMATS = ("auto", "bib", "text")
+
+# where an input is read: :mod:`pubcli.usecases.sources` (re-exported for the commands)
+read_input = sources.read_input
+source_label = sources.source_label
+
+
+def looks_like_bibtex(text: str) -> bool:
+    return re.search(r"(?m)^\s*@\s*[A-Za-z]+\s*[{(]", text) is not None
+
+
+def detect_format(source: str, text: str) -> str:
+    """"bib" for a .bib name or text with @entries, else "text"."""
+    return "bib" if source.lower().endswith(".bib") or looks_like_bibtex(text) else "text"
+
+
+def read_source(source: str, text: str, *, fmt: str = "auto",
+                known: Mapping[str, str] | None = None) -> tuple[list[Item], list[tuple[int, str]]]:
+    """The items in ``text`` read from ``source`` as ``fmt`` ("bib", "text", or "auto":
+    see :func:`detect_format`), and (line, message) warnings about what was skipped
+    (the blocks not understood among them)."""
+    got = read_items(source, text, fmt=fmt, known=known)
+    return got.items, sorted(got.warnings + [(line, f"not understood: {why}")
+                                             for line, why in got.unread])
+
+
+def read_items(source: str, text: str, *, fmt: str = "auto",
+               known: Mapping[str, str] | None = None) -> Listing:
+    """What ``text`` read from ``source`` as ``fmt`` holds (see :func:`read_source`)."""
+    text = text.removeprefix("\ufeff")
+    if fmt == "auto":
+        fmt = detect_format(source, text)
+    if fmt == "bib":
+        from pubcli import bibtex
+
+        parsed = bibtex.parse(text)
+        warnings = [(f.line, f"could not read this block, skipped: {f.reason}")
+                    for f in parsed.failed]
+        warnings += list(parsed.warnings)
+        items = [Item(Record(r.key, r.type, r.fields), r.line) for r in parsed.records]
+        return Listing(items, sorted(warnings))
+    if fmt != "text":
+        raise PubcliError(f"unknown format '{fmt}' ({', '.join(FORMATS)})")
+    return parse_listing(text, known=known)
+
+
+# ------------------------------------------------------------------ matching
+#: Match probability (percent, dedupe's scale) from which a match that
+#: :data:`pubcli.dedupe.DEFAULT_THRESHOLD` does not reach is a near-duplicate
+#: held back for review ("more likely the same work than not").
+#: Duplicates are exactly what ``pubcli dedupe`` finds.
+REVIEW_THRESHOLD = 50.0
+
+NEW = "new"
+DUPLICATE = "duplicate"    # already in the library
+REPEAT = "repeat"          # an earlier item of the same input
+NEAR = "near-duplicate"    # a match below certainty: for review
+HELD = "held"              # a listing's block read without a date line: for review
+INVALID = "invalid"
+
+
+@dataclass
+class Outcome:
+    item: Item
+    status: str
+    record: Record                  # with its key when it is added
+    added: bool = False
+    match: Match | None = None
+    problem: str = ""
+    #: what BibTeX only warns about (a missing field...), shown as warnings with the
+    #: item's line; ``pubcli check`` shows them again
+    shortfalls: list[str] = field(default_factory=list)
+    renamed_from: str | None = None  # the key as written, when the entry got another
+    #: a near-duplicate's verdict: DIFFERENT (added; remember the pair as not
+    #: duplicates), SAME (skipped; remember it as the same work), or "" (undecided)
+    decision: str = ""
+    remembered: bool = False  # the verdict comes from an earlier import's decision
+
+    @property
+    def own_key(self) -> str:
+        """The key the item has in its input (empty for a listing's items)."""
+        return self.item.record.key
+
+
+DIFFERENT = "different"   # a near-duplicate judged another work: added
+SAME = "same"             # a near-duplicate judged the work it matches: skipped
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """Verdicts given before (see :mod:`pubcli.usecases.distinct`): ``distinct``, pairs of keys
+    judged not duplicates (case-folded, sorted: :func:`pubcli.usecases.distinct.load`);
+    ``same``, an incoming entry's key (case-folded) -> the library key of the work it
+    was judged to be (:func:`pubcli.usecases.distinct.load_same`)."""
+
+    distinct: frozenset[tuple[str, str]] = frozenset()
+    same: Mapping[str, str] = field(default_factory=dict)
+
+    def judged_distinct(self, a: str, b: str) -> bool:
+        from pubcli.usecases.distinct import pair
+
+        return bool(a and b) and pair(a, b) in self.distinct
+
+
+def decision_key(rec: Record) -> str:
+    """What names an incoming entry in a remembered decision: its own key, else (a
+    listing's item) the key scheme's key for it, which the same text gives again."""
+    from pubcli.schema.keys import base_key
+
+    return rec.key or base_key(rec)
+
+
+def _same_entry(rec: Record, titleless: Mapping[str, Sequence[Record]]) -> Record | None:
+    """A library entry without a title that says all ``rec`` (also without one) says:
+    the same type, and every field of ``rec`` with the same value. The matcher judges
+    works by their titles, so a crossref parent (``@proceedings`` with a booktitle)
+    needs this to be known again on a re-import."""
+    if rec.title.strip():
+        return None
+    mine = {k: " ".join(v.split()) for k, v in rec.fields.items() if v.strip()}
+    if not mine:
+        return None
+    for other in titleless.get(rec.type.casefold(), ()):
+        if all(" ".join(other.fields.get(k, "").split()) == v for k, v in mine.items()):
+            return other
+    return None
+
+
+def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = False,
+         add_near: bool = False, areas: Sequence[str] = (),
+         review_threshold: float = REVIEW_THRESHOLD, strict: bool = False,
+         digest: str | None = None, decisions: Decisions | None = None,
+         progress: Progress | None = None) -> list[Outcome]:
+    """Decide, item by item, what an import does.
+
+    Each item is matched (with :func:`pubcli.dedupe.find_matches`) against the
+    library and the items before it that were kept: a match at dedupe's
+    default threshold makes it a duplicate (of the library) or a repeat (of an
+    earlier item), skipped; failing that, a match at ``review_threshold`` makes
+    it a near-duplicate, held back unless ``add_near``. Items that cannot be written
+    (:func:`pubcli.usecases.adding.validate`) are invalid, skipped; what BibTeX only warns about
+    (a missing required field, a 2-digit year, an unknown type) goes into the outcome's
+    ``shortfalls``, unless ``strict`` makes it invalid too (``force`` still accepts an
+    unknown type). ``areas`` (resolved names) are added to every item. Kept items get a
+    key: their own, exactly as written, when it can be cited and is free; else a new
+    one (suffixed when taken; the scheme's for a missing or uncitable key).
+    Every item is judged with the weights and title frequencies of the library the
+    import makes (the library and all items), as ``pubcli dedupe`` will judge it
+    afterwards; ``digest`` names that content (the file's and the items' bytes) for
+    the weights cache.
+
+    ``decisions`` given before are kept: a match with an entry the item was judged
+    not to duplicate does not count; an item judged the same work as a library entry
+    is a duplicate of it. An item without a title is a duplicate of a library entry
+    without one that says all it says (:func:`_same_entry`: a crossref parent).
+    ``progress`` hears how many items are judged (:mod:`pubcli.usecases.progress`).
+    """
+    from pubcli.usecases import adding as entries
+    from pubcli.dedupe import find_matches
+    from pubcli.usecases.progress import stepper
+    from pubcli.schema.inherit import Inheritance
+    from pubcli.schema.keys import taken_keys
+    from pubcli.schema.types import biblatex_file
+
+    tick = stepper(progress, "matching against the library", len(items))
+    taken = taken_keys(library)
+    pool: list[Record] = list(library)
+    parents = Inheritance([*(i.record for i in items), *library])  # crossref/xdata targets
+    # the rules ``check`` will apply to the library with these entries in it
+    biblatex = biblatex_file([*library, *(i.record for i in items)])
+    incoming: dict[int, Outcome] = {}  # id(record) -> its outcome, for items kept
+    held: list[Record] = []            # items held for review, to find their repeats
+    in_library = {id(r) for r in library}
+    would_be = [*library, *(i.record for i in items)]
+    decided = decisions or Decisions()
+    by_key = {r.key.casefold(): r for r in library if r.key} if decided.same else {}
+    titleless: dict[str, list[Record]] = {}
+    for r in library:
+        if not r.title.strip():
+            titleless.setdefault(r.type.casefold(), []).append(r)
+    out: list[Outcome] = []
+
+    def kept(rec: Record, found: list[Match]) -> list[Match]:
+        """``found`` without the entries ``rec`` was judged not to duplicate."""
+        if not decided.distinct or not found:
+            return found
+        name = decision_key(rec)
+        return [m for m in found if not decided.judged_distinct(name, m.record.key)]
+
+    for done, item in enumerate(items):
+        tick(done)
+        rec = entries.apply_extras(item.record, areas)
+        earlier_verdict = by_key.get(decided.same.get(decision_key(rec).casefold(), "")
+                                     .casefold()) if decided.same else None
+        same = earlier_verdict or _same_entry(rec, titleless)
+        if same is not None:
+            why = "judged the same work before" if earlier_verdict else "the same entry"
+            status = REPEAT if id(same) in incoming else DUPLICATE
+            out.append(Outcome(item, status, rec, match=_said(same, why),
+                               decision=SAME if earlier_verdict else "",
+                               remembered=earlier_verdict is not None))
+            continue
+        try:
+            shortfalls = entries.validate(rec.copy(key=""), force=force,
+                                          inherited=parents.inherited(item.record),
+                                          parent=parents.is_parent(item.record),
+                                          in_biblatex_file=biblatex, strict=strict)
+        except ValidationError as exc:
+            out.append(Outcome(item, INVALID, rec, problem=exc.message))
+            continue
+        if rec.key:
+            shortfalls = [f"entry '{rec.key}': {w}" for w in shortfalls]
+        matches = kept(rec, find_matches(rec, pool, digest=digest, among=would_be))
+        if matches:
+            best = matches[0]
+            earlier = incoming.get(id(best.record))
+            if earlier is not None and _fuller(rec, earlier.record):
+                # the input holds the work twice: keep the fuller entry in the earlier
+                # one's place, and say so
+                out.append(_swap(earlier, item, rec, best, pool, taken, incoming,
+                                 shortfalls))
+                continue
+            status = REPEAT if earlier is not None else DUPLICATE
+            outcome = Outcome(item, status, rec, match=best)
+            if earlier is not None:
+                outcome.problem = f"line {earlier.item.line} says as much or more: that one is kept"
+            out.append(outcome)
+            continue
+        if item.held:  # for review, unless the work is there already
+            match = (find_matches(rec, pool, digest=digest, among=would_be)
+                     or find_matches(rec, held, digest=digest, among=would_be))[:1]
+            if match:
+                known = id(match[0].record) in in_library
+                out.append(Outcome(item, DUPLICATE if known else REPEAT, rec, match=match[0]))
+            else:
+                out.append(Outcome(item, HELD, rec, problem=item.held))
+                held.append(rec)
+            continue
+        found = find_matches(rec, pool, threshold=review_threshold, digest=digest,
+                             among=would_be)
+        near = kept(rec, found)
+        add = not near or add_near
+        renamed = None
+        if add:
+            rec, renamed = entries.keep_or_renew_key(rec, taken)
+        outcome = Outcome(item, NEAR if near else NEW, rec, added=add,
+                          match=near[0] if near else None, shortfalls=shortfalls,
+                          renamed_from=renamed,
+                          decision=DIFFERENT if near and add_near else "",
+                          remembered=len(found) > len(near) and not near)
+        out.append(outcome)
+        pool.append(rec)
+        incoming[id(rec)] = outcome
+        if add and not rec.title.strip():  # a later copy of it is a repeat
+            titleless.setdefault(rec.type.casefold(), []).append(rec)
+    tick(len(items))
+    return out
+
+
+def _said(rec: Record, why: str) -> Match:
+    """A match not the matcher's: an earlier verdict, or an identical entry."""
+    from pubcli.dedupe import Match
+
+    return Match(rec, 100.0, [why], why)
+
+
+def decide(outcomes: Sequence[Outcome], outcome: Outcome, verdict: str,
+           library: Sequence[Record]) -> None:
+    """Give a held-back near-duplicate its verdict: DIFFERENT adds it (its key kept,
+    or a new one when taken), SAME makes it a duplicate of the work it matches
+    (skipped). The verdict is to be remembered (:func:`verdicts`)."""
+    from pubcli.schema.keys import taken_keys
+    from pubcli.usecases import adding as entries
+
+    if outcome.status != NEAR or outcome.added:
+        raise ValueError("only a held-back near-duplicate takes a verdict")
+    outcome.decision = verdict
+    if verdict == SAME:
+        outcome.status = DUPLICATE
+    elif verdict == DIFFERENT:
+        taken = taken_keys([*library, *(o.record for o in outcomes if o.added)])
+        outcome.record, outcome.renamed_from = entries.keep_or_renew_key(outcome.record,
+                                                                          taken)
+        outcome.added = True
+
+
+def verdicts(outcomes: Sequence[Outcome], library: Sequence[Record]) -> \
+        tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The new verdicts to remember: (pairs judged not duplicates, for
+    :func:`pubcli.usecases.distinct.add`; (incoming key, library key) judged the same work, for
+    :func:`pubcli.usecases.distinct.add_same`). A near match with an earlier item of the input
+    is remembered only when that item was added (it has a key in the library then)."""
+    from pubcli.schema.keys import taken_keys
+
+    there = taken_keys([*library, *(o.record for o in outcomes if o.added)])
+    distinct, same = [], []
+    for o in outcomes:
+        if o.remembered or o.match is None or o.match.record.key.casefold() not in there:
+            continue
+        if o.decision == DIFFERENT and o.added:
+            distinct.append((o.record.key, o.match.record.key))
+        elif o.decision == SAME:
+            same.append((decision_key(o.record), o.match.record.key))
+    return distinct, same
+
+
+def _filled(rec: Record) -> int:
+    return sum(1 for v in rec.fields.values() if v.strip())
+
+
+def _fuller(new: Record, old: Record) -> bool:
+    """Whether ``new`` says more than ``old`` (more filled fields, then more text)."""
+    return (_filled(new), sum(map(len, new.fields.values()))) > \
+        (_filled(old), sum(map(len, old.fields.values())))
+
+
+def _swap(earlier: Outcome, item: Item, rec: Record, match: Match, pool: list[Record],
+          taken: set[str], incoming: dict[int, Outcome],
+          shortfalls: list[str] | None = None) -> Outcome:
+    """``rec`` (from ``item``) takes the place of the earlier, thinner entry of the same
+    work: the earlier one becomes the repeat; the kept one keeps the earlier status."""
+    from pubcli.usecases import adding as entries
+
+    old = earlier.record
+    renamed = None
+    if earlier.added:
+        taken.discard(old.key.casefold())
+        rec, renamed = entries.keep_or_renew_key(rec, taken)
+    kept = Outcome(item, earlier.status, rec, added=earlier.added, match=earlier.match,
+                   shortfalls=list(shortfalls or []), renamed_from=renamed)
+    pool[next(i for i, r in enumerate(pool) if r is old)] = rec
+    del incoming[id(old)]
+    incoming[id(rec)] = kept
+    earlier.status, earlier.added = REPEAT, False
+    earlier.shortfalls, earlier.renamed_from = [], None
+    earlier.match = type(match)(rec, match.score, match.evidence, match.rule)
+    earlier.problem = f"line {item.line} says more: that one is kept"
+    return kept
+
+
+def summary(outcomes: Sequence[Outcome], unread: int = 0) -> list[tuple[str, int]]:
+    """(label, count) rows for the import summary; ``unread``: the blocks of a listing
+    not understood (each a warning with its line)."""
+    count = {s: 0 for s in (NEW, DUPLICATE, REPEAT, NEAR, HELD, INVALID)}
+    for o in outcomes:
+        count[o.status] += 1
+    near_added = sum(1 for o in outcomes if o.status == NEAR and o.added)
+    return [
+        ("added", sum(1 for o in outcomes if o.added)),
+        ("  of them with warnings (see 'pubcli check')",
+         sum(1 for o in outcomes if o.added and o.shortfalls)),
+        ("  of them under a new key", sum(1 for o in outcomes if o.added and o.renamed_from)),
+        ("skipped: already in the library", count[DUPLICATE]),
+        ("skipped: repeated in the input", count[REPEAT]),
+        ("near-duplicates to review" + (" (added)" if near_added else " (not added)"),
+         count[NEAR]),
+        ("held for review: no date line (not added)", count[HELD]),
+        ("skipped: invalid", count[INVALID]),
+        ("skipped: not understood (see the warnings)", unread),
+    ]
+
+
+@dataclass
+class ImportPlan:
+    """What ``pubcli import`` does: one outcome per incoming item (add those with
+    ``added``), warnings about the input, and how messages name the input."""
+
+    outcomes: list[Outcome]
+    warnings: list[str]
+    where: str
+    unread: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
+    #: the added entries' own keywords that are not research areas (kept in the field)
+    not_areas: list[str] = field(default_factory=list)
+    #: with ``areas_from_keywords``: keywords to add to the config's areas
+    new_areas: list[str] = field(default_factory=list)
+
+    def summary(self) -> list[tuple[str, int]]:
+        rows = summary(self.outcomes, len(self.unread))
+        if self.not_areas:
+            rows.append(("keywords that are not research areas (kept as keywords)",
+                         len(self.not_areas)))
+        return rows
+
+
+class NothingToImport(ValidationError):
+    """The input holds no publication; ``details`` are the warnings that may say why."""
+
+    def __init__(self, message: str, *, details: list[str]) -> None:
+        super().__init__(message, details=details)
+
+
+def plan_import(text: str, library: Sequence[Record], config: Config, *, source: str = "-",
+                fmt: str = "auto", areas: Sequence[str] = (), allow_new: bool = False,
+                add_near: bool = False, force: bool = False, strict: bool = False,
+                areas_from_keywords: bool = False, digest: str | None = None,
+                decisions: Decisions | None = None,
+                progress: Progress | None = None) -> ImportPlan:
+    """Read ``text`` (from ``source``, "-" for stdin) as ``fmt`` and decide what an
+    import into ``library`` does (see :func:`plan`). ``areas`` are names as typed,
+    resolved against the vocabulary (``allow_new`` accepts new ones). Names in a
+    text listing take the spelling the library already uses for them. ``strict``
+    refuses entries with a shortfall BibTeX only warns about (see :func:`plan`).
+
+    An entry's own ``keywords`` are kept as written; only those the vocabulary (the
+    configured areas, else the library's) names count as research areas: the others
+    are counted in ``not_areas``, a near miss gets a "did you mean" warning.
+    ``areas_from_keywords`` opts in: a near miss is filed under the area it is close
+    to, and the other keywords become areas (``new_areas``, for the config's list)."""
+    from pubcli.usecases.areas import choose
+
+    where = source_label(source)
+    chosen, warnings = choose(areas, library, config, allow_new=allow_new)
+    if fmt == "auto":
+        fmt = detect_format(source, text)
+    known = known_names(library) if fmt == "text" else None
+    got = read_items(source, text, fmt=fmt, known=known)
+    items = got.items
+    problems = sorted(got.warnings + [(line, f"not understood: {why}")
+                                      for line, why in got.unread])
+    warnings += [f"{where}:{line}: {message}" for line, message in problems]
+    if not items:
+        hint = " (is it a listing? try --format text)" if fmt == "bib" else ""
+        raise NothingToImport(f"{where}: found no publications to import{hint}",
+                              details=warnings)
+    if digest is not None:  # the library's bytes and the items': what the weights are of
+        from pubcli.store.cache import digest_of
+
+        digest = digest_of(f"{digest}\0".encode() + text.encode("utf-8", "surrogateescape"))
+    outcomes = plan(items, library, force=force, add_near=add_near, areas=chosen,
+                    strict=strict, digest=digest, decisions=decisions, progress=progress)
+    warnings += outcome_warnings(outcomes, where)
+    result = ImportPlan(outcomes, warnings, where, got.unread)
+    _sort_keywords(result, library, config, adopt=areas_from_keywords)
+    return result
+
+
+def _sort_keywords(plan: ImportPlan, library: Sequence[Record], config: Config, *,
+                   adopt: bool) -> None:
+    """Which of the added entries' own keywords are research areas (see
+    :func:`plan_import`): fills ``plan.not_areas`` or, with ``adopt``, files near misses
+    under their area and lists the other keywords in ``plan.new_areas``."""
+    from pubcli.usecases import areas as A
+    from pubcli.text.fold import fold
+    from pubcli.schema.model import AREA_FIELD, split_areas
+
+    if not config.areas and not library:
+        known: list[str] = []  # no vocabulary yet: the file's keywords will start it
+    else:
+        known = A.vocabulary(config.areas, library)
+    not_areas: dict[str, str] = {}
+    for o in plan.outcomes:
+        if not o.added or o.item.held:
+            continue
+        sorted_ = A.sort_keywords(split_areas(o.item.record.fields.get(AREA_FIELD)), known)
+        if adopt:
+            for keyword, area in sorted_.near:
+                o.record = A.rename(o.record, keyword, area) or o.record
+            for keyword in sorted_.other:
+                not_areas.setdefault(fold(keyword), keyword)
+            continue
+        for keyword, area in sorted_.near:
+            plan.warnings.append(f"{plan.where}:{o.item.line}: entry '{o.record.key}': keyword "
+                                 f"'{keyword}' is not a research area; did you mean '{area}'? "
+                                 "(--areas-from-keywords files it there)")
+        for keyword in [*(k for k, _ in sorted_.near), *sorted_.other]:
+            not_areas.setdefault(fold(keyword), keyword)
+    if not known:
+        return  # every keyword is an area of a library without a vocabulary
+    if adopt:
+        plan.new_areas = list(not_areas.values()) if config.areas else []
+    else:
+        plan.not_areas = list(not_areas.values())
+
+
+def outcome_warnings(outcomes: Sequence[Outcome], where: str) -> list[str]:
+    """``FILE:LINE: ...`` for what each added entry falls short of (BibTeX's warnings)
+    and for each key that could not be kept."""
+    from pubcli.usecases.adding import renewed_key_note
+
+    out = []
+    for o in outcomes:
+        if not o.added:
+            continue
+        out += [f"{where}:{o.item.line}: {w}" for w in o.shortfalls]
+        if o.renamed_from:  # (a listing's items have no key to keep)
+            out.append(f"{where}:{o.item.line}: {renewed_key_note(o.renamed_from, o.record.key)}")
+    return out
