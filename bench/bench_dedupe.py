@@ -676,8 +676,8 @@ def _child_cpu(argv: list[str], env: dict[str, str] | None = None) -> tuple[floa
 def processes(sizes: list[int], dups: list[float], seeds: list[int], runs: int,
               baseline: Path | None, tidy: str | None, add: bool) -> None:
     """Whole processes as users run them, on bench/gen_library.py's libraries: `pubcli
-    dedupe` with the weights cached ("warm", a second run on the same file) and not
-    ("cold", the first run after a change), optionally a baseline tree's, and
+    dedupe` with the weights and links cached ("warm", a second run on the same file) and
+    not ("cold", the first run after a change), optionally a baseline tree's, and
     `bibtex-tidy FILE --no-modify --duplicates` in the same rounds; medians of CPU
     (user + system) and the median of same-round ratios. With ``add``, `pubcli add
     --dry-run` of one new entry (the duplicate guard) after a dedupe."""
@@ -689,6 +689,10 @@ def processes(sizes: list[int], dups: list[float], seeds: list[int], runs: int,
         sides["base"] = str(baseline / "src" if (baseline / "src" / "pubcli").is_dir()
                             else baseline)
     cache_root = OUT / "proc-cache"
+    import compileall
+
+    for src in sides.values():  # as installed: byte code compiled (the environment may
+        compileall.compile_dir(src, quiet=1)  # forbid writing it, PYTHONDONTWRITEBYTECODE)
     rows = []
     for n in sizes:
         for d in dups:
@@ -715,8 +719,9 @@ def processes(sizes: list[int], dups: list[float], seeds: list[int], runs: int,
                         if add:
                             samples.setdefault(name + " add", []).append(
                                 _child_cpu(adding, envs[name]))
-                        for w in (cache_root / name).glob("weights-*"):
-                            w.unlink()
+                        for kind in ("weights", "links"):  # what depends on the bytes
+                            for w in (cache_root / name).glob(f"{kind}-*"):
+                                w.unlink()
                         samples.setdefault(name + " cold", []).append(_child_cpu(dedupe, envs[name]))
                     if tidy:
                         copy = OUT / "tidy-input.bib"

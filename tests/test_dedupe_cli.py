@@ -301,3 +301,17 @@ def test_the_context_cap_is_said_once(cli, tmp_path):
     out = cli("dedupe", "--explain", "a", "b", "-l", lib).stdout
     assert out.count("count together at most") == 1
     assert out.count("*)") >= 2  # each capped field is marked
+
+
+def test_merge_dry_run_shows_the_text_the_merge_writes(cli, tmp_path):
+    """The dry run prints what the real merge lands: the file's field spelling and its
+    CRLF newlines, not a freshly formatted entry."""
+    crlf = tmp_path / "crlf.bib"
+    crlf.write_bytes(PAIR.replace("  author =", "  Author =").replace("\n", "\r\n").encode())
+    shown = cli("dedupe", "--merge", "--yes", "--dry-run", "-l", crlf).stdout_bytes.decode()
+    assert "Author = {Fischer, Lena and Novak, Tomas}" in shown
+    assert cli("dedupe", "--merge", "--yes", "-l", crlf).exit_code == 0
+    written = crlf.read_bytes().decode()
+    start = written.index("@inproceedings{fischer2021contrastive,")
+    assert "\r\n" in shown
+    assert shown.rstrip("\r\n") == written[start:written.index("}\r\n", start) + 1]

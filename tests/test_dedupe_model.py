@@ -63,7 +63,7 @@ def test_groups_do_not_depend_on_the_keys(seed, monkeypatch):
     """Same records under other keys (and in another order): the same groups. (The
     weights are estimated on a sample of the candidate pairs, here a small one, so
     that a sample drawn in an order that starts with the key shows.)"""
-    monkeypatch.setattr(dedupe, "TRAINING_PAIRS", 60)
+    monkeypatch.setattr(dedupe.matcher, "TRAINING_PAIRS", 60)
     records = list(store.load(HARD).records) + _review_like(120, seed)
     want = group_sets(dedupe.find_groups(records))
     assert len(want) >= 40
@@ -505,3 +505,102 @@ def test_abstracts_sharing_a_supplement_page_are_different_works():
     b = rec("b", title="Metacognitive strategy training in acute stroke rehabilitation",
             author="Skidmore, E. and Whyte, E.", **base)
     assert not dedupe.find_groups([a, b])
+
+
+@pytest.mark.slow
+def test_tugboat_groups_no_two_writers_of_a_column_or_of_one_page():
+    """tugboat.bib (a society's newsletter): "Chairman's report" in two issues by two
+    chairs, and site reports of other systems printed on one page, are not one work;
+    an entry listed twice (its cover page written two ways) still is."""
+    from pubcli.dedupe import parse_authors, person_match
+
+    lib = store.load(ROOT / "tests" / "corpus" / "pybtex-0.26.1" / "examples" / "tugboat"
+                     / "tugboat.bib")
+    groups = dedupe.find_groups(lib.records)
+    keys = group_sets(groups)
+    for apart in [("Palais:TB2-1-3", "Spivak:TB2-2-3"), ("Plass:TB4-2-74", "Furuta:TB4-2-74"),
+                  ("Siegman:TB8-1-8", "Marle:TB8-3-259"), ("Fox:TB7-1-12", "Childs:TB7-1-12")]:
+        assert not any(set(apart) <= g for g in keys), apart
+    strangers = 0
+    for g in groups:
+        people = [parse_authors(r.fields.get("author")) for r in g.records]
+        strangers += any(p and q and not any(person_match(x, y) for x in p for y in q)
+                         for i, p in enumerate(people) for q in people[i + 1:])
+    assert strangers <= 1  # (one pair of one-page site reports, "MVS" / "VMS", is left)
+    assert len(groups) >= 8
+
+
+@pytest.mark.slow
+def test_items_sharing_a_page_are_not_one_work_by_the_page_alone():
+    """Two site reports on page 74 of one issue (other titles, other authors): the place
+    they share is no evidence about what they are."""
+    issue = dict(journal="TUGboat", year="1983", volume="4", number="2")
+    a = rec("plass", author="Plass, Susan", title="IBM site report", pages="74--74", **issue)
+    b = rec("furuta", author="Furuta, Richard", title="Unix TeX site report", pages="74--75",
+            **issue)
+    v = dedupe.explain(a, b)
+    assert not v.duplicate
+    assert not dedupe.find_groups([a, b])
+    # the same page, the same issue, with the title and authors against: said so
+    lib = store.load(ROOT / "tests" / "corpus" / "pybtex-0.26.1" / "examples" / "tugboat"
+                     / "tugboat.bib")
+    by_key = {r.key: r for r in lib.records}
+    v = dedupe.explain(by_key["Plass:TB4-2-74"], by_key["Furuta:TB4-2-74"], records=lib.records)
+    assert not v.duplicate and v.score >= dedupe.DEFAULT_THRESHOLD
+    assert v.summary.startswith("not duplicates: only where they are printed agrees")
+
+
+def test_every_level_has_its_prior_and_caps_name_their_fields_levels():
+    """Priors and caps are keyed by level (an IntEnum member per field), so a level
+    inserted into one field cannot shift the weights of the others."""
+    from pubcli.dedupe import levels, weights
+
+    for f in levels.FIELDS:
+        kind = levels.LEVEL_OF[f]
+        assert set(weights.PRIOR[f]) == set(kind), f
+        assert all(type(k) is kind for k in weights.PRIOR[f]), f
+        assert len(levels.LEVELS[f]) == len(kind)
+        m, u = weights.PRIOR_MU[f]
+        assert abs(sum(m) - 1) < 0.02 and abs(sum(u) - 1) < 0.02, f
+    for f, level in list(weights.M_CAP) + list(weights.AT_MOST_PRIOR):
+        assert type(level) is levels.LEVEL_OF[f], (f, level)
+    assert levels.LEVELS[levels.Field.TITLE][levels.Title.MAIN] == "main title"
+    # what a comparison holds is a member of its field's levels
+    a = rec("a", author="Kim, Dae", title="Verified garbage collection for runtimes",
+            year="2020", journal="J Sys", volume="3", pages="1--9")
+    b = rec("b", author="Dae Kim", title="Verified garbage collection for runtimes",
+            year="2021", journal="J Sys", volume="4", pages="1--9")
+    cmp = compare(Features(a), Features(b))
+    assert cmp.level(dedupe.Field.YEAR) is levels.Year.ONE_APART
+    assert cmp.level(dedupe.Field.VENUE) is levels.Venue.OTHER_VOLUME
+    assert cmp.level(dedupe.Field.AUTHORS) is levels.Authors.ALL
+
+
+def test_explain_says_how_many_records_of_the_venue_carry_a_common_title():
+    issue = dict(journal="Society Newsletter", author="Beeton, Barbara")
+    records = [rec(f"ed{n}", title="Editorial comments", year=str(1980 + n), volume=str(n),
+                   pages=f"{2 * n}--{2 * n + 1}", **issue) for n in range(1, 7)]
+    v = dedupe.explain(records[0], records[1], records=records)
+    assert not v.duplicate
+    title = next(c for c in v.contributions if c.field is dedupe.Field.TITLE)
+    assert title.note.startswith("this title is carried by 6 records in this venue")
+
+
+def test_cached_links_follow_the_threshold_and_the_pairs_marked_distinct():
+    """A second run on an unchanged file reads the links it found (nothing compared
+    again), but never those of another threshold or other pairs marked distinct."""
+    from pubcli.dedupe.matcher import Matcher
+
+    records = list(store.load(HARD).records) + _review_like(60, 5)
+    digest = "0" * 40
+    fresh = group_sets(dedupe.find_groups(records))
+    assert group_sets(dedupe.find_groups(records, digest=digest)) == fresh
+    warm = Matcher(records, digest=digest)
+    assert warm._read_links(set()) is not None
+    assert group_sets(warm.groups()) == fresh and not warm._pairs_compared()
+    one = sorted(next(g for g in fresh if len(g) == 2))
+    marked = group_sets(dedupe.find_groups(records, digest=digest, distinct=[tuple(one)]))
+    assert marked == fresh - {frozenset(one)}
+    strict = group_sets(dedupe.find_groups(records, threshold=99.99, digest=digest))
+    assert strict == group_sets(dedupe.find_groups(records, threshold=99.99))
+    assert strict != fresh

@@ -286,6 +286,14 @@ def test_check_names_each_entry_and_exits_1_then_fmt_writes_and_check_passes(cli
     assert cli("fmt", "--check", "-l", path).exit_code == 0
 
 
+def test_undo_puts_back_the_bytes_fmt_replaced(cli, tmp_path):
+    path = write(tmp_path / "lib.bib", MESSY)
+    assert cli("fmt", "-l", path).exit_code == 0 and path.read_text() != MESSY
+    r = cli("undo", "-l", path)
+    assert r.exit_code == 0, r.output
+    assert path.read_text() == MESSY
+
+
 def test_the_pre_commit_hook_formats_the_files_it_is_given(cli, tmp_path):
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     hook = text.split("\n- id: pubcli-fmt\n", 1)[1].split("\n- id:", 1)[0]
@@ -311,9 +319,14 @@ def test_errors_are_one_line_and_exit_2(cli, tmp_path):
 
 def test_check_warns_on_unprotected_acronyms_only_when_protect_is_off(cli, tmp_path):
     path = write(tmp_path / "lib.bib", "@misc{k,\n  title = {Fine-tuning BERT},\n}\n")
+    # no pubcli.toml at all: protect is off by default, so check warns
+    r = cli("check", path)
+    assert "unprotected-acronym" in r.stdout and "BERT" in r.stdout
     write(tmp_path / "pubcli.toml", "[fmt]\nindent = 2\n")
     r = cli("check", path)
     assert "unprotected-acronym" in r.stdout and "BERT" in r.stdout
+    write(tmp_path / "pubcli.toml", "owner = \"Ada\"\n")  # settings without a [fmt] table
+    assert "unprotected-acronym" in cli("check", path).stdout
     write(tmp_path / "pubcli.toml", "[fmt]\nprotect = \"acronyms\"\n")
     assert "unprotected-acronym" not in cli("check", path).stdout
     cli("fmt", "-l", path)

@@ -54,8 +54,12 @@ def test_every_known_type_is_shown_in_a_readable_group():
 def test_the_venue_is_read_from_the_field_of_the_type():
     assert record("a", "article", journal="J", booktitle="B").venue == "J"
     assert record("p", "inproceedings", booktitle="ICLR", journal="J").venue == "ICLR"
-    assert record("t", "techreport", institution="MSR", number="TR-1").venue == "TR-1"
-    assert record("t", "techreport", institution="MSR").venue == "MSR"
+    # a report number that does not name its institution is shown with it
+    assert record("t", "techreport", institution="MSR", number="TR-1").venue \
+        == "MSR, Technical Report TR-1"
+    assert record("t", "techreport", institution="Microsoft Research",
+                  number="MSR-TR-2024-12").venue == "MSR-TR-2024-12"
+    assert record("t", "techreport", institution="MSR").venue == "MSR, Technical Report"
     assert record("x", "podcast", publisher="P").venue == "P"  # unknown: the usual places
 
 

@@ -1,4 +1,5 @@
-"""BibTeX text -> records, read by BibTeX's own rules (bibtex.web, BibTeX 0.99d).
+"""BibTeX text -> records, read by BibTeX's own rules (bibtex.web, BibTeX 0.99d): the
+document walk; one command's text is :mod:`.command`'s.
 
 pubcli acts on what it reads (a ``tag`` writes into an entry's text, a ``remove``
 cuts it out), so where an entry and each of its values end must be where BibTeX
@@ -36,17 +37,28 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from pubcli.local import gcpause
 from pubcli.schema.model import Record
-from pubcli.schema.values import MONTH_MACROS as _MONTH_ABBREVIATIONS
-from pubcli.schema.values import MONTH_NAMES
 
-#: the month macros every BibTeX style defines (jan -> January): the months' one home
-#: is pubcli.schema.values
-MONTH_MACROS = dict(zip(_MONTH_ABBREVIATIONS, MONTH_NAMES, strict=True))
+from .command import (
+    _AT_LINE_RE,
+    _ENTRY_FAST_RE,
+    _FIELD_PAIRS_RE,
+    _OPENS_RE,
+    _SPECIAL,
+    _W,
+    _Command,
+    _command,
+    _Error,
+    _evaluate,
+    _fast_value,
+    _one_token_values,
+    _skip,
+    written_fields,
+)
 
 #: Source.read_only for an entry without a key (``@article{,``): kept and reported.
 KEYLESS = "no citation key"
@@ -97,281 +109,6 @@ class Parsed:
     newline: str = "\n"
 
 
-# ---------------------------------------------------------------- the lexical classes
-_W = " \t\r\n"  # BibTeX's white space (a line end is white space between tokens)
-_ID = r"[^ \t\r\n\"#%'(),={}\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
-IDENT_RE = re.compile(r"(?![0-9])" + _ID + "+")
-_WS_RE = re.compile(r"[ \t\r\n]*")
-_KEY_BRACE_RE = re.compile(r"[^,} \t\r\n]*")
-_KEY_PAREN_RE = re.compile(r"[^, \t\r\n]*")
-_BRACE_RE = re.compile(r"[{}]")
-_QUOTE_RE = re.compile(r'[{}"]')
-_DIGITS_RE = re.compile(r"[0-9]+")
-# an entry (or @string/@preamble) opening at the start of a line: where a reader that
-# lost its way would expect the next entry, and where pubcli's caution looks
-# the common head of an entry, for speed: @type{key then white space
-_ENTRY_HEAD_RE = re.compile(r"@[ \t\r\n]*((?![0-9])" + _ID + r"+)[ \t\r\n]*\{[ \t\r\n]*"
-                            r"([^,} \t\r\n]*)[ \t\r\n]*")
-_SPECIAL = frozenset({"comment", "string", "preamble"})
-_AT_LINE_RE = re.compile(r"[\r\n][ \t]*@")
-# an entry type as people write them (BibTeX itself takes more: "@of\\{" is one to it)
-_OPENS_RE = re.compile(r"@[ \t]*[A-Za-z][A-Za-z0-9_:.+-]*[ \t\r\n]*[{(]")
-
-
-def _nested(depth: int) -> str:
-    inner = r"[^{}]*+"
-    for _ in range(depth):
-        inner = r"(?:[^{}]++|\{" + inner + r"\})*+"
-    return inner
-
-
-# One field in the common shapes, for speed: name = {value with braces nested up to 5
-# deep} | "value without braces" | 1999 | macro, then the separator. Anything else
-# (concatenation, deeper braces, braces in quotes, broken text) goes to _value().
-_FIELD_RE = re.compile(
-    r"[ \t\r\n]*((?![0-9])" + _ID + r"+)[ \t\r\n]*=[ \t\r\n]*"
-    r"(\{" + _nested(5) + r"\}|\"[^\"{}]*+\"|[0-9]++|(?![0-9])" + _ID + r"+)[ \t\r\n]*([,})])")
-
-
-class _Error(Exception):
-    """A syntax error at ``pos``, as BibTeX would report it."""
-
-    def __init__(self, pos: int, message: str, open_to_end: bool = False,
-                 opened: bool = True) -> None:
-        super().__init__(message)
-        self.pos = pos
-        self.message = message
-        self.open_to_end = open_to_end
-        self.opened = opened  # the command's '{' or '(' was read: an entry was begun
-        self.command: _Command | None = None  # an @string read whole before the error
-
-
-@dataclass(slots=True)
-class _Command:
-    kind: str  # "entry", "string", "preamble", "comment"
-    start: int
-    end: int
-    type_written: str = ""
-    key: str = ""
-    fields: list[tuple[str, str]] = field(default_factory=list)  # as written
-    # tokens per field; None for one token read by _FIELD_RE (see _fast_value)
-    values: list[list[tuple[str, str]] | None] = field(default_factory=list)
-    open_delim: str = "{"
-
-
-def _skip(text: str, pos: int) -> int:
-    return _WS_RE.match(text, pos).end()  # type: ignore[union-attr]
-
-
-def _value(text: str, pos: int, close: str, what: str) -> tuple[int, list[tuple[str, str]]]:
-    """Read a field value at ``pos``: its end and its tokens, ("{", text) for a braced or
-    quoted string, ("#", digits) for a number, ("m", name) for a macro."""
-    n = len(text)
-    tokens: list[tuple[str, str]] = []
-    while True:
-        if pos >= n:
-            raise _Error(pos, f"the file ends where the value of {what} should be",
-                         open_to_end=True)
-        c = text[pos]
-        if c == "{":
-            depth = 1
-            for m in _BRACE_RE.finditer(text, pos + 1):
-                depth += 1 if m.group() == "{" else -1
-                if depth == 0:
-                    tokens.append(("{", text[pos + 1:m.start()]))
-                    pos = m.end()
-                    break
-            else:
-                raise _Error(n, f"the value of {what} is never closed: a '{{' has no "
-                                "matching '}' before the end of the file", open_to_end=True)
-        elif c == '"':
-            depth = 0
-            for m in _QUOTE_RE.finditer(text, pos + 1):
-                g = m.group()
-                if g == "{":
-                    depth += 1
-                elif g == "}":
-                    if depth == 0:
-                        raise _Error(m.start(), f"unbalanced braces in the quoted value of "
-                                                f"{what}: a '}}' with no '{{' before it")
-                    depth -= 1
-                elif depth == 0:
-                    tokens.append(("{", text[pos + 1:m.start()]))
-                    pos = m.end()
-                    break
-            else:
-                raise _Error(n, f"the quoted value of {what} is never closed before the end "
-                                "of the file", open_to_end=True)
-        elif "0" <= c <= "9":
-            d = _DIGITS_RE.match(text, pos)
-            assert d is not None
-            tokens.append(("#", d.group()))
-            pos = d.end()
-        else:
-            name = IDENT_RE.match(text, pos)
-            if name is None:
-                raise _Error(pos, f"expected a value for {what} ('{{', '\"', a number or an "
-                                  f"@string name), found {text[pos]!r}")
-            tokens.append(("m", name.group().lower()))
-            pos = name.end()
-        after = _skip(text, pos)
-        if after < n and text[after] == "#":
-            pos = _skip(text, after + 1)
-            continue
-        return pos, tokens
-
-
-def _command(text: str, at: int, fast: bool) -> _Command:
-    """Read the command whose ``@`` is at ``at``, as BibTeX does; raise _Error."""
-    n = len(text)
-    if fast:
-        h = _ENTRY_HEAD_RE.match(text, at)
-        if h is not None and h.group(1).lower() not in _SPECIAL:
-            type_written, key = h.groups()
-            return _fields(text, _Command("entry", at, at, type_written, key), h.end(), "}",
-                           fast)
-    pos = _skip(text, at + 1)
-    m = IDENT_RE.match(text, pos)
-    if m is None:
-        raise _Error(pos, "an '@' not followed by an entry type", opened=False)
-    type_written = m.group()
-    etype = type_written.lower()
-    pos = m.end()
-    if etype == "comment":
-        return _Command("comment", at, pos, type_written)
-    pos = _skip(text, pos)
-    if pos >= n or text[pos] not in "{(":
-        raise _Error(pos, f"'@{type_written}' is not followed by '{{' or '('", opened=False)
-    open_delim = text[pos]
-    close = "}" if open_delim == "{" else ")"
-    pos = _skip(text, pos + 1)
-    if etype in ("string", "preamble"):
-        cmd = _Command(etype, at, pos, type_written, open_delim=open_delim)
-        if etype == "string":
-            m = IDENT_RE.match(text, pos)
-            if m is None:
-                raise _Error(pos, "an @string without a name", open_to_end=pos >= n)
-            name = m.group()
-            pos = _skip(text, m.end())
-            if pos >= n or text[pos] != "=":
-                raise _Error(pos, f"expected '=' after the @string name '{name}'",
-                             open_to_end=pos >= n)
-            pos = _skip(text, pos + 1)
-        else:
-            name = ""
-        vstart = pos
-        pos, tokens = _value(text, pos, close, f"@{etype}" + (f" '{name}'" if name else ""))
-        cmd.fields.append((name, text[vstart:pos]))
-        cmd.values.append(tokens)
-        pos = _skip(text, pos)
-        if pos >= n or text[pos] != close:
-            err = _Error(pos, f"expected '{close}' to end the @{etype}", open_to_end=pos >= n)
-            err.command = cmd  # BibTeX has defined the macro by then: see _Reader.run
-            raise err
-        cmd.end = pos + 1
-        return cmd
-    m = (_KEY_BRACE_RE if close == "}" else _KEY_PAREN_RE).match(text, pos)
-    assert m is not None
-    cmd = _Command("entry", at, pos, type_written, m.group(), open_delim=open_delim)
-    return _fields(text, cmd, _skip(text, m.end()), close, fast)
-
-
-def _fields(text: str, cmd: _Command, pos: int, close: str, fast: bool) -> _Command:
-    """Read an entry's fields from ``pos`` (after its key) to its closing delimiter."""
-    n = len(text)
-    what_key = f"entry '{cmd.key}'"
-    fields, values = cmd.fields, cmd.values
-    match_field = _FIELD_RE.match
-    while True:
-        if pos >= n:
-            raise _Error(pos, f"{what_key} is not closed before the end of the file (a "
-                              f"missing '{close}'?)", open_to_end=True)
-        c = text[pos]
-        if c == close:
-            cmd.end = pos + 1
-            return cmd
-        if c != ",":
-            raise _Error(pos, f"{what_key}: expected ',' or '{close}', found {c!r} (a missing "
-                              "comma, or a '}' inside a value?)")
-        if fast:
-            f = match_field(text, pos + 1)
-            if f is not None:
-                name, written, sep = f.groups()
-                if sep == "," or sep == close:
-                    fields.append((name, written))
-                    values.append(None)  # a single token: see _fast_value
-                    pos = f.start(3)
-                    continue
-        pos = _skip(text, pos + 1)
-        if pos < n and text[pos] == close:
-            continue
-        m = IDENT_RE.match(text, pos)
-        if m is None:
-            raise _Error(pos, f"{what_key}: expected a field name, found "
-                              f"{text[pos]!r}" if pos < n else f"{what_key} is not closed "
-                              "before the end of the file", open_to_end=pos >= n)
-        name = m.group()
-        pos = _skip(text, m.end())
-        if pos >= n or text[pos] != "=":
-            raise _Error(pos, f"{what_key}: expected '=' after the field name '{name}'",
-                         open_to_end=pos >= n)
-        pos = _skip(text, pos + 1)
-        vstart = pos
-        pos, tokens = _value(text, pos, close, f"'{name}' in {what_key}")
-        cmd.fields.append((name, text[vstart:pos]))
-        cmd.values.append(tokens)
-        pos = _skip(text, pos)
-
-
-def _tokens_of(written: str) -> list[tuple[str, str]]:
-    """The tokens of a value as written (it was read by _command, so it is well formed)."""
-    try:
-        end, tokens = _value(written, 0, "}", "a value")
-    except _Error:
-        return [("{", written)]
-    return tokens
-
-
-def _evaluate(tokens: list[tuple[str, str]], macros: Mapping[str, str],
-              undefined: list[str] | None = None) -> str:
-    if len(tokens) == 1 and tokens[0][0] != "m":
-        return tokens[0][1]
-    out = []
-    for kind, text in tokens:
-        if kind != "m":
-            out.append(text)
-        elif text in macros:
-            out.append(macros[text])
-        elif text in MONTH_MACROS:
-            out.append(MONTH_MACROS[text])
-        else:
-            # BibTeX reads it as empty and warns; pubcli shows the name (a reader sees
-            # what was meant) and reports it (see Parsed.warnings)
-            if undefined is not None:
-                undefined.append(text)
-            out.append(text)
-    return "".join(out)
-
-
-def _fast_value(written: str) -> list[tuple[str, str]]:
-    c = written[0]
-    if c == "{" or c == '"':
-        return [("{", written[1:-1])]
-    if "0" <= c <= "9":
-        return [("#", written)]
-    return [("m", written.lower())]
-
-
-def evaluate(raw: str, macros: Mapping[str, str]) -> str:
-    """The value of a field as BibTeX sees it: enclosing braces or quotes removed,
-    ``#`` concatenation done, ``@string`` and month macros expanded. An undefined
-    macro is kept as its name (BibTeX reads it as empty and warns)."""
-    raw = raw.strip(_W)
-    if not raw:
-        return ""
-    return _evaluate(_tokens_of(raw), macros)
-
-
 # ---------------------------------------------------------------- the document
 def parse(text: str, *, fast: bool = True, macros: Mapping[str, str] | None = None) -> Parsed:
     """Parse a whole document (a str without BOM). Never raises on bad BibTeX.
@@ -381,40 +118,6 @@ def parse(text: str, *, fast: bool = True, macros: Mapping[str, str] | None = No
     # nothing here forms cycles. Pausing it halves the time on big files.
     with gcpause.paused():
         return _Reader(text, fast, macros).run()
-
-
-@dataclass(frozen=True, slots=True)
-class EntryText:
-    """One entry's text as BibTeX reads it: the type and fields as written, each field's
-    tokens (None for a single token), and where the entry's text ends."""
-
-    type_written: str
-    key: str
-    fields: tuple[tuple[str, str], ...]
-    values: tuple[list[tuple[str, str]] | None, ...]
-    end: int
-
-
-def read_entry(raw: str) -> EntryText | None:
-    """The entry whose ``@`` comes first in ``raw``; None when BibTeX reports an error in
-    it or it is not an entry (an @string, @preamble or @comment)."""
-    at = raw.find("@")
-    if at < 0:
-        return None
-    try:
-        cmd = _command(raw, at, True)
-    except _Error:
-        return None
-    if cmd.kind != "entry":
-        return None
-    return EntryText(cmd.type_written, cmd.key, tuple(cmd.fields), tuple(cmd.values), cmd.end)
-
-
-def written_fields(raw: str) -> tuple[tuple[str, str], ...] | None:
-    """(name as written, value as written) of the one entry ``raw``; None if it is not
-    one readable entry."""
-    entry = read_entry(raw)
-    return entry.fields if entry is not None else None
 
 
 class _Reader:
@@ -449,6 +152,8 @@ class _Reader:
         """The '@' of the first entry opening at the start of a line strictly inside
         (start, end)."""
         text = self.text
+        if text.find("@", start + 1, end) < 0:  # the common case, one C-level scan
+            return None
         search = _AT_LINE_RE.search
         m = search(text, start, end)
         while m is not None:
@@ -462,10 +167,23 @@ class _Reader:
         text, out = self.text, self.out
         n = len(text)
         pos = 0
+        fast = self.fast
+        entry_fast = _ENTRY_FAST_RE.match
+        pairs = _FIELD_PAIRS_RE.findall
         while True:
             at = text.find("@", pos)
             if at < 0:
                 break
+            if fast:
+                m = entry_fast(text, at)
+                if m is not None and m.group(1).lower() not in _SPECIAL:
+                    end = m.end()
+                    self.ended(end)
+                    if self.crossed(at, end) is None:
+                        self.take_entry(at, end, m.group(1), m.group(2),
+                                        pairs(text, m.end(2), end), None)
+                        pos = end
+                        continue
             try:
                 cmd = _command(text, at, self.fast)
             except _Error as err:
@@ -485,9 +203,9 @@ class _Reader:
                 elif not err.opened:
                     # an '@' in comment text (an e-mail address, a handle): BibTeX reports
                     # an error and skips to the next '@'; no entry was begun
-                    out.warnings.append((self.line_of(at), "an '@' outside an entry starts a "
-                                                           "command for BibTeX, which reports "
-                                                           f"an error here: {err.message}"))
+                    out.warnings.append((self.line_of(at), ("an '@' outside an entry starts a "
+                                                            "command for BibTeX, which reports "
+                                                            f"an error here: {err.message}")))
                     pos = resume
                 else:
                     self.fail(at, resume, err.message, open_to_end=err.open_to_end)
@@ -504,9 +222,9 @@ class _Reader:
                 # so it reads it as BibTeX does (the entries after it use the macro) and
                 # only the entries it runs across are shown read-only
                 self.take(cmd)
-                out.warnings.append((self.line_of(at), f"by BibTeX's count of braces, this "
+                out.warnings.append((self.line_of(at), (f"by BibTeX's count of braces, this "
                                      f"@{cmd.kind} runs on across the entries after it "
-                                     "(a '}' missing?)"))
+                                     "(a '}' missing?)")))
                 self.shadow(cmd.end, f"{UNREAD}: BibTeX reads it as part of the "
                                      f"@{cmd.kind} before it, which is not closed before it")
                 pos = cut
@@ -562,15 +280,15 @@ class _Reader:
                     self.comment_end = max(self.comment_end, m.end())
                     return
 
-    def commented_out(self, cmd: _Command) -> str:
+    def commented_out(self, start: int) -> str:
         text = self.text
-        if cmd.start < self.comment_end:
+        if start < self.comment_end:
             return ("inside @comment{...}, but BibTeX skips only the word @comment and "
                     "still reads this entry")
-        if cmd.start == 0 or text[cmd.start - 1] in "\r\n":
+        if start == 0 or text[start - 1] in "\r\n":
             return ""
-        line_start = max(text.rfind("\n", 0, cmd.start), text.rfind("\r", 0, cmd.start)) + 1
-        if "%" in text[line_start:cmd.start]:
+        line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+        if "%" in text[line_start:start]:
             return ("commented out with '%', but BibTeX has no comment character and still "
                     "reads this entry; delete it, or remove its '@'")
         return ""
@@ -587,39 +305,63 @@ class _Reader:
         self.out.macros[lname] = _evaluate(tokens, self.out.macros)
 
     def take(self, cmd: _Command) -> None:
-        out = self.out
-        macros = out.macros
-        shadowed = cmd.start < self.shadow_end
-        if 0 <= self.stop_from <= cmd.start and not shadowed:
-            shadowed = True
+        if cmd.kind == "entry":
+            self.take_entry(cmd.start, cmd.end, cmd.type_written, cmd.key, cmd.fields,
+                            cmd.values)
+            return
+        shadowed = self.shadowed(cmd.start)
+        if cmd.kind == "string" and not shadowed:
+            why = self.commented_out(cmd.start)
+            if why:  # BibTeX defines it all the same, and the entries after it use it
+                self.out.warnings.append((self.line_of(cmd.start), "this @string is "
+                                          + why.replace("this entry", "it")))
+            self.define(cmd)
+
+    def shadowed(self, start: int) -> bool:
+        """Whether BibTeX reads no command starting at ``start`` (inside a broken entry
+        before it, or after where it stopped reading)."""
+        if start < self.shadow_end:
+            return True
+        if 0 <= self.stop_from <= start:
             self.shadow(len(self.text), f"{UNREAD}: it shares the file's last line with "
                                         "the entry before it, and BibTeX stops reading where "
                                         "that one ends; start it on a line of its own")
-        if cmd.kind == "preamble":
-            return
-        if cmd.kind == "string":
-            if shadowed:
-                return
-            why = self.commented_out(cmd)
-            if why:  # BibTeX defines it all the same, and the entries after it use it
-                out.warnings.append((self.line_of(cmd.start), "this @string is "
-                                     + why.replace("this entry", "it")))
-            self.define(cmd)
-            return
-        why = self.commented_out(cmd)
+            return True
+        return False
+
+    def take_entry(self, start: int, end: int, type_written: str, key: str,
+                   fields: Sequence[tuple[str, str]],
+                   tokens: list[list[tuple[str, str]] | None] | None) -> None:
+        """An entry read whole: its fields as written, with their tokens (None for one
+        token read by _FIELD_RE; ``tokens`` None: every field so)."""
+        out = self.out
+        macros = out.macros
+        written_as = fields
+        text = self.text
+        shadowed = (start < self.shadow_end or 0 <= self.stop_from <= start) \
+            and self.shadowed(start)
+        why = self.commented_out(start) if start < self.comment_end or \
+            (start and text[start - 1] not in "\r\n") else ""
         if why:  # kept unread wherever it stands (after a broken entry, on the last line)
-            self.fail(cmd.start, cmd.end, why)
+            self.fail(start, end, why)
             return
-        line = self.line_of(cmd.start)
+        line = self.line_of(start)
         values: dict[str, str] = {}
         dups: list[str] = []
         undefined: list[str] = []
-        for (name, written), toks in zip(cmd.fields, cmd.values, strict=True):
+        if tokens is None:  # every value one token: the common case, in one pass
+            values = _one_token_values(fields, macros, undefined)
+            if len(values) == len(fields):
+                fields = ()  # read: skip the loop below
+            else:  # a repeated field: the first value counts, read again in order
+                values, undefined = {}, []
+        for i, (name, written) in enumerate(fields):
             lname = name.lower()
             if lname in values:
                 if lname not in dups:
                     dups.append(lname)
                 continue
+            toks = tokens[i] if tokens is not None else None
             if toks is None:
                 c = written[0]
                 if c == "{" or c == '"':
@@ -635,12 +377,11 @@ class _Reader:
             read_only = self.shadow_why
         elif dups:
             read_only = f"duplicate field ({', '.join(sorted(dups))})"
-        elif not cmd.key:
+        elif not key:
             read_only = KEYLESS
         for name in dict.fromkeys(undefined):
-            out.warnings.append((line, f"entry '{cmd.key}' uses the @string '{name}', which "
-                                       "is not defined before it: BibTeX reads it as empty"))
-        src = Source(cmd.start, cmd.end, cmd.type_written.lower(), cmd.key, tuple(cmd.fields),
-                     out.newline, read_only)
-        out.records.append(Record.restore(cmd.key, cmd.type_written.lower(), values, line,
-                                          src))
+            out.warnings.append((line, (f"entry '{key}' uses the @string '{name}', which "
+                                        "is not defined before it: BibTeX reads it as empty")))
+        etype = type_written.lower()
+        src = Source(start, end, etype, key, tuple(written_as), out.newline, read_only)
+        out.records.append(Record.restore(key, etype, values, line, src))

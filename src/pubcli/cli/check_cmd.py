@@ -68,7 +68,7 @@ def _check_all(targets: list[Path], dedupe: bool):
             lib = store.load(path)
             cfg = config.load_config(path)
             results.append((path, checks.check(lib, areas=cfg.areas, dedupe=dedupe,
-                                               acronyms=cfg.fmt_given and not cfg.fmt.protect)))
+                                               acronyms=not cfg.fmt.protect)))
         except PubcliError as exc:
             failures.append(exc)
     return results, failures

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from enum import Enum
@@ -10,11 +11,11 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import typer
 
-from ..errors import LibraryChanged, ValidationError
+from ..errors import ValidationError
 from . import common
 
 if TYPE_CHECKING:
-    from ..dedupe import Group, Verdict
+    from ..dedupe import Group
     from pubcli.store.library import Library
 
 PROGRESS_MIN = 20000  # entries: show a progress bar on a terminal from this size up
@@ -108,6 +109,8 @@ def dedupe_command(
         return _report(paths[0], threshold, explain, weights, format)
     if merge and yes:
         return _merge_all(paths[0], threshold, dry_run=dry_run)
+    from ..render.duplicates import json_groups, summary
+
     found = 0
     as_json: list[dict] = []
     for path in paths:
@@ -116,20 +119,16 @@ def dedupe_command(
         if merge:
             return _merge_asking(path, lib, groups, dry_run=dry_run)
         if format is DedupeFormat.json:
-            as_json += _json_groups(path, groups)
+            as_json += json_groups(path, groups)
             continue
         if len(paths) > 1 and groups and format is DedupeFormat.text:
-            common.note(f"{path}: {_summary(len(groups))}")
+            common.note(f"{path}: {summary(len(groups))}")
         _show(path, groups, format)
     if format is DedupeFormat.json:
         sys.stdout.write(json.dumps(as_json, indent=2, ensure_ascii=False) + "\n")
     else:
-        common.note(_summary(found) if found else "no duplicates found")
+        common.note(summary(found) if found else "no duplicates found")
     return 1 if (check and found) else 0
-
-
-def _summary(n: int) -> str:
-    return f"{n} group{'s' if n != 1 else ''} of possible duplicates"
 
 
 def _detect(path: Path, threshold: float | None) -> tuple["Library", list["Group"]]:
@@ -172,172 +171,76 @@ def _stderr_console():
 
 
 # ---------------------------------------------------------------- output
-def _evidence(link) -> str:
-    return f"{link.a.key} ~ {link.b.key}: {'; '.join(link.evidence)} ({link.rule})"
-
-
-def _json_groups(path: Path, groups: list["Group"]) -> list[dict]:
-    from pubcli.text.latex import to_text
-
-    return [{
-        "library": str(path),
-        "score": round(g.score, 1),
-        "keys": g.keys,
-        "entries": [{"key": r.key, "line": r.line, "type": r.type, "year": r.year,
-                     "title": to_text(r.title)} for r in g.records],
-        "links": [{"a": link.a.key, "b": link.b.key, "score": round(link.score, 1),
-                   "rule": link.rule, "evidence": link.evidence} for link in g.links],
-        "conflicts": g.conflicts,
-    } for g in groups]
-
-
-def _as_github(path: Path, groups: list["Group"]) -> str:
-    from ..render import github_annotation
-
-    lines = []
-    for g in groups:
-        for rec in g.records:
-            others = [r.key for r in g.records if r is not rec]
-            links = [lk for lk in g.links if rec in (lk.a, lk.b)]
-            why = (f"match probability {links[0].score:.1f}% ("
-                   + "; ".join(links[0].evidence[:3]) + ")") if links else ""
-            msg = f"'{rec.key}' looks like a duplicate of {', '.join(repr(k) for k in others)}"
-            if why:
-                msg += f": {why}"
-            lines.append(github_annotation("warning", str(path), rec.line,
-                                           "possible duplicate entry", msg))
-    return "".join(line + "\n" for line in lines)
-
-
-HEADERS = ["#", "Entry", "Type", "Line", "Year", "Title", "Authors"]
-
-
-def _heading(n: int, total: int | None, g: "Group") -> str:
-    of = f" of {total}" if total else ""
-    return f"Group {n}{of}: {len(g.records)} entries, score {g.score:.0f}"
-
-
-def _rows(g: "Group") -> list[list[str]]:
-    from ..dedupe import person_strings
-    from pubcli.text.latex import to_text
-    from pubcli.text.view import view
-
-    rows = []
-    for i, rec in enumerate(g.records, 1):
-        v = view(rec)
-        people = [to_text(p) for p in person_strings(rec.fields.get("author")
-                                                      or rec.fields.get("editor"))]
-        authors = "; ".join(people[:3]) + (" et al." if len(people) > 3 else "")
-        rows.append([str(i), rec.key, rec.type, str(rec.line), str(v.year or ""),
-                     v.title or "(no title)", authors])
-    return rows
-
-
-def _notes(g: "Group") -> list[str]:
-    """Why the group holds together (each link's evidence), and what needs a human."""
-    return [_evidence(link) for link in g.links] + [f"needs a human: {c}" for c in g.conflicts]
-
-
 def _show(path: Path, groups: list["Group"], fmt: DedupeFormat) -> None:
     """Each group: a heading, its entries (a table on a wide terminal, stacked on a
     narrow one, tab-separated when piped: :func:`common.print_rows`) and the links'
     evidence, all cleaned of control characters."""
+    from ..render import duplicates as shown
     from ..render.text import clean, one_line
 
     out = sys.stdout
     if fmt is DedupeFormat.github:
-        out.write(clean(_as_github(path, groups)))
+        out.write(clean(shown.github(path, groups)))
         return
     bold = common.bold_style()
     for n, g in enumerate(groups, 1):
         if n > 1:
             out.write("\n")
-        out.write(bold(one_line(_heading(n, None, g))) + "\n")
+        out.write(bold(one_line(shown.heading(n, None, g))) + "\n")
         out.flush()
-        common.print_rows(HEADERS, _rows(g))
-        out.write("".join(f"  {one_line(note)}\n" for note in _notes(g)))
+        common.print_rows(shown.HEADERS, shown.rows(g))
+        out.write("".join(f"  {one_line(note)}\n" for note in shown.notes(g)))
         out.flush()
 
 
 def _show_on_stderr(n: int, total: int, g: "Group") -> None:
     """One group for the --merge dialogue (on stderr: stdout stays data)."""
+    from ..render import duplicates as shown
     from ..render import table
     from ..render.text import one_line
 
     err = sys.stderr
-    err.write("\n" + one_line(_heading(n, total, g)) + "\n")
+    err.write("\n" + one_line(shown.heading(n, total, g)) + "\n")
     if _stderr_is_terminal() and common.terminal_width() > table.NARROW:
-        _stderr_console().print(table.rich_table(HEADERS, _rows(g)))
+        _stderr_console().print(table.rich_table(shown.HEADERS, shown.rows(g)))
     else:
-        err.write(table.stacked(HEADERS, _rows(g)))
-    err.write("".join(f"  {one_line(note)}\n" for note in _notes(g)))
+        err.write(table.stacked(shown.HEADERS, shown.rows(g)))
+    err.write("".join(f"  {one_line(note)}\n" for note in shown.notes(g)))
     err.flush()
 
 
 # ---------------------------------------------------------------- explain, weights
-def _one(lib: "Library", key: str):
-    from pubcli.usecases import refs
-
-    return refs.resolve(lib.records, key, path=lib.path)
-
-
 def _report(path: Path, threshold: float | None, explain: Optional[Tuple[str, str]],
             weights: bool, fmt: DedupeFormat) -> int:
-    from .. import dedupe, store
+    from pubcli import dedupe, store
+    from pubcli.usecases import refs
+    from ..render import duplicates as shown
 
     lib = store.load(path)
     common.report_problems(lib)
     matcher = dedupe.Matcher(lib.records, threshold=threshold, digest=lib.document.digest)
     out: dict = {}
     if explain:
-        a, b = _one(lib, explain[0]), _one(lib, explain[1])
+        a, b = (refs.resolve(lib.records, key, path=lib.path) for key in explain)
         v = matcher.explain(a, b)
-        out["explain"] = _json_verdict(a.key, b.key, v)
+        out["explain"] = shown.verdict_data(a.key, b.key, v)
         if fmt is not DedupeFormat.json:
-            sys.stdout.write(_verdict_text(a.key, b.key, v))
+            sys.stdout.write(shown.verdict_text(a.key, b.key, v))
     if weights:
-        model = matcher.model
-        rows = dedupe.weight_lines(model)
-        out["weights"] = {"summary": dedupe.model_summary(model), "prior": model.prior,
-                          "pairs": model.pairs,
-                          "levels": [dict(zip(("field", "level", "m", "u", "weight", "pairs"),
-                                              r)) for r in rows]}
+        out["weights"] = shown.weights_data(matcher.model)
         if fmt is not DedupeFormat.json:
-            sys.stdout.write(_weights_text(dedupe.model_summary(model), rows))
+            sys.stdout.write(shown.weights_text(matcher.model))
     if fmt is DedupeFormat.json:
         sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
     return 0
-
-
-def _json_verdict(ka: str, kb: str, v: "Verdict") -> dict:
-    return {"a": ka, "b": kb, "duplicate": v.duplicate, "probability": v.score,
-            "weight": round(v.weight, 2), "threshold": v.threshold, "compared": v.compared,
-            "vetoes": [{"kind": x.kind.name.lower(), "text": x.text} for x in v.vetoes],
-            "fields": [{"field": c.field.value, "level": c.level_name, "shown": c.shown,
-                        "weight": round(c.weight, 2), "note": c.note, "capped": c.capped}
-                       for c in v.contributions], "notes": v.notes}
-
-
-def _verdict_text(ka: str, kb: str, v: "Verdict") -> str:
-    lines = [f"{ka} ~ {kb}: {v.summary}"]
-    if v.vetoes and not v.duplicate:
-        lines.append(f"  (weighed: match probability {v.score:.1f}%, {v.weight:+.1f} bits)")
-    lines += [f"  {c}" for c in v.evidence]
-    return "\n".join(lines) + "\n"
-
-
-def _weights_text(summary: str, rows: list[tuple[str, str, str, str, str, str]]) -> str:
-    lines = [summary, "weight: log2(m/u), moved toward the prior where few pairs show a level",
-             f"{'field':<8} {'level':<16} {'m':>6} {'u':>6} {'weight':>7} {'pairs':>7}"]
-    lines += [f"{f:<8} {lv:<16} {m:>6} {u:>6} {w:>7} {n:>7}" for f, lv, m, u, w, n in rows]
-    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------- merging
 def _merge_all(path: Path, threshold: float | None, *, dry_run: bool) -> int:
     """--merge --yes: load, plan and write under one lock (nothing asks, so nothing
     can change in between)."""
-    from .. import bibtex, dedupe, store
+    from pubcli import dedupe, store
+    from pubcli.usecases import editing
 
     with store.transaction(path, dry_run=dry_run,
                            on_wait=lambda m: common.note(m)) as live:
@@ -347,7 +250,7 @@ def _merge_all(path: Path, threshold: float | None, *, dry_run: bool) -> int:
             common.note("no duplicates found")
             return 0
         plans = dedupe.plan_merges(groups)
-        indent = bibtex.detect_indent(live.text)
+        merged = []
         for p in plans:
             if p.result is None:
                 common.warn(f"skipped group {p.number} ({', '.join(r.key for r in p.records)}):"
@@ -358,22 +261,14 @@ def _merge_all(path: Path, threshold: float | None, *, dry_run: bool) -> int:
             for c in result.conflicts:
                 common.warn(f"{result.record.key}: kept {c.field} = {c.kept!r}; "
                             + "; ".join(f"{k} had {v!r}" for k, v in c.others))
-            merged = _apply(live, result.kept, result.dropped, result.record)
-            if dry_run:
-                sys.stdout.write(bibtex.format_entry(merged, indent=indent,
-                                                     newline=live.newline) + "\n")
+            merged.append(dedupe.apply_merge(live, result))
+        if dry_run:  # the very text the write would land (the file's spelling, newlines)
+            for rec in merged:
+                sys.stdout.write(editing.text_after(live, rec) + "\n")
     _merged_notes([p.result for p in plans if p.result is not None], dry_run)
     if not any(p.result for p in plans):
         common.note("nothing merged")
     return 0
-
-
-def _apply(live: "Library", kept, dropped, record):
-    merged = kept.copy(type=record.type, fields=record.fields)
-    live.replace(kept, merged)
-    for rec in dropped:
-        live.remove(rec)
-    return merged
 
 
 def _merged_notes(results, dry_run: bool) -> None:
@@ -383,8 +278,8 @@ def _merged_notes(results, dry_run: bool) -> None:
 
 
 def _merge_asking(path: Path, lib: "Library", groups: list["Group"], *, dry_run: bool) -> int:
-    from pubcli import bibtex, store
-    from pubcli.usecases import distinct
+    from pubcli import dedupe, store
+    from pubcli.usecases import distinct, editing
     from . import dialogues
 
     if not groups:
@@ -393,7 +288,7 @@ def _merge_asking(path: Path, lib: "Library", groups: list["Group"], *, dry_run:
     plans = []
     not_dups: list[tuple[str, str]] = []
     for n, g in enumerate(groups, 1):
-        decision = dialogues.ask_merge(g, lambda: _show_on_stderr(n, len(groups), g))
+        decision = dialogues.ask_merge(g, functools.partial(_show_on_stderr, n, len(groups), g))
         if decision is None:  # quit
             break
         if decision == dialogues.MERGE_SKIP:
@@ -405,20 +300,17 @@ def _merge_asking(path: Path, lib: "Library", groups: list["Group"], *, dry_run:
             continue
         plans.append((g, decision))
 
-    indent = bibtex.detect_indent(lib.text)
     with store.transaction(path, dry_run=dry_run,
                            on_wait=lambda m: common.note(m)) as live:
+        merged = []
         for g, result in plans:
-            now = {id(rec): live.locate(rec) for rec in g.records}
-            for rec in g.records:
-                if now[id(rec)] is None:
-                    raise LibraryChanged(f"'{rec.key}' changed while pubcli was asking; "
-                                         "nothing was written: run the merge again", path=path)
-            merged = _apply(live, now[id(result.kept)],
-                            [now[id(r)] for r in result.dropped], result.record)
-            if dry_run:
-                sys.stdout.write(bibtex.format_entry(merged, indent=indent,
-                                                     newline=live.newline) + "\n")
+            # the entries as they are now: unchanged since they were shown, or refused
+            now = editing.relocate(live, g.records)
+            merged.append(dedupe.apply_merge(live, result, {
+                id(old): new for old, new in zip(g.records, now, strict=True)}))
+        if dry_run:
+            for rec in merged:
+                sys.stdout.write(editing.text_after(live, rec) + "\n")
     _merged_notes([r for _, r in plans], dry_run)
     if not_dups:
         if dry_run:

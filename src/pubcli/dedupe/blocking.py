@@ -14,10 +14,10 @@ from __future__ import annotations
 import bisect
 import re
 from functools import lru_cache
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence, overload
 
 from pubcli.schema.model import Record
-from .evidence import Features
+from .evidence import Features, sorted_words
 from .identifiers import BOOKLIKE
 from .normalise import _STOP, normalise, title_score
 
@@ -30,12 +30,63 @@ _ID_TEXT_FIELDS = frozenset({"doi", "url", "eprint", "arxiv", "journal", "journa
                              "howpublished"})
 
 
+class Feats(Sequence[Features]):
+    """The records' features, in index order, each made when first asked for (a
+    command on an unchanged file, whose normalised titles come from the weights
+    cache, looks at few of them)."""
+
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+        self._titles: list[str] = []
+        #: the main titles (before a subtitle, "" when none), None where not known yet
+        self.mains: list[str | None] = []
+        self._made: list[Features | None] = []
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    @overload
+    def __getitem__(self, i: int) -> Features: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Features]: ...
+
+    def __getitem__(self, i: int | slice) -> Features | list[Features]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self._made)))]
+        f = self._made[i]
+        if f is None:
+            n = i if i >= 0 else len(self._made) + i
+            f = self._made[n] = Features(self.records[n], n, self._titles[n], self.mains[n])
+        return f
+
+    def main(self, i: int) -> str:
+        """The main title of record ``i`` (made from its features when not known)."""
+        main = self.mains[i]
+        if main is None:
+            main = self.mains[i] = self[i].main
+        return main
+
+    def __iter__(self) -> Iterator[Features]:
+        for i in range(len(self._made)):
+            yield self[i]
+
+    def append(self, rec: Record, title: str, main: str | None, made: Features | None) -> None:
+        self.records.append(rec)
+        self._titles.append(title)
+        self.mains.append(main)
+        self._made.append(made)
+
+
 class Index:
     """All records' features, with exact-title maps, for repeated look-ups."""
 
-    def __init__(self, records: Sequence[Record], titles: Sequence[str] | None = None) -> None:
-        """``titles``: the records' normalised titles, when known (the weights cache)."""
-        self.feats: list[Features] = []
+    def __init__(self, records: Sequence[Record], titles: Sequence[str] | None = None,
+                 mains: Sequence[str] | None = None,
+                 sorted_titles: Sequence[str] | None = None) -> None:
+        """``titles``, ``mains`` and ``sorted_titles``: the records' normalised titles,
+        main titles and titles in sorted word order, when known (the weights cache)."""
+        self.feats = Feats()
         self.titles: list[str] = []
         self.by_title: dict[str, list[int]] = {}
         self._blobs: dict[str, _Blob] = {}
@@ -43,19 +94,26 @@ class Index:
         self._series: dict[str, bool] = {}
         self._subtitled: dict[str, set[str]] | None = None  # main title -> full titles
         for n, rec in enumerate(records):
-            self.add(rec, None if titles is None else titles[n])
+            self.add(rec, None if titles is None else titles[n],
+                     None if mains is None else mains[n])
+        if sorted_titles is not None and len(sorted_titles) == len(self.titles):
+            self._sorted = list(sorted_titles)
 
-    def add(self, rec: Record, title: str | None = None) -> Features:
+    def add(self, rec: Record, title: str | None = None, main: str | None = None) -> None:
         i = len(self.feats)
-        s = Features(rec, i, title)
-        self.feats.append(s)
-        self.titles.append(s.title)
-        if s.title:
-            self.by_title.setdefault(s.title, []).append(i)
-        if self._subtitled is not None and s.main:
-            self._subtitled.setdefault(s.main, set()).add(s.title)
-            self._series.pop(s.main, None)
-        return s
+        s = Features(rec, i) if title is None else None
+        if s is not None:
+            title = s.title
+        assert title is not None
+        self.feats.append(rec, title, main, s)
+        self.titles.append(title)
+        if title:
+            self.by_title.setdefault(title, []).append(i)
+        if self._subtitled is not None:
+            main = self.feats.main(i)
+            if main:
+                self._subtitled.setdefault(main, set()).add(title)
+                self._series.pop(main, None)
 
     def series(self, s: Features) -> bool:
         """Do two or more different titles in the index read "<s's title>: ..."?"""
@@ -63,9 +121,10 @@ class Index:
         if got is None:
             if self._subtitled is None:
                 self._subtitled = {}
-                for f in self.feats:
-                    if f.main:
-                        self._subtitled.setdefault(f.main, set()).add(f.title)
+                for i, title in enumerate(self.titles):
+                    main = self.feats.main(i)
+                    if main:
+                        self._subtitled.setdefault(main, set()).add(title)
             got = self._series[s.title] = _is_series(self._subtitled.get(s.title, set()))
         return got
 
@@ -81,13 +140,13 @@ class Index:
         return blob
 
     def _blob_texts(self, name: str, start: int) -> list[str]:
-        feats = self.feats[start:]
+        records = self.feats.records[start:]
         if name == "titles":
             return self.titles[start:]
         if name == "pages":
-            return [s.record.fields.get("pages", "") for s in feats]
-        return ["\t".join(v.lower() for n, v in s.record.fields.items()
-                          if n in _ID_TEXT_FIELDS) for s in feats]
+            return [r.fields.get("pages", "") for r in records]
+        return ["\t".join(v.lower() for n, v in r.fields.items()
+                          if n in _ID_TEXT_FIELDS) for r in records]
 
     def _id_candidates(self, s: Features) -> set[int]:
         out: set[int] = set()
@@ -96,8 +155,8 @@ class Index:
                 out.update(i for i in self._blob("ids").containing(needle)
                            if getattr(self.feats[i], attr) == needle)
         if s.isbn:
-            out.update(i for i, o in enumerate(self.feats)
-                       if o.record.type in BOOKLIKE and o.isbn == s.isbn)
+            out.update(i for i, r in enumerate(self.feats.records)
+                       if r.type in BOOKLIKE and self.feats[i].isbn == s.isbn)
         return out
 
     def _page_candidates(self, s: Features) -> set[int]:
@@ -118,7 +177,7 @@ class Index:
         out |= self._page_candidates(s)
         if s.title:
             if len(self._sorted) != len(self.feats):  # words in order: ratio = token_sort_ratio
-                self._sorted.extend(o.sorted_title for o in self.feats[len(self._sorted):])
+                self._sorted.extend(sorted_words(t) for t in self.titles[len(self._sorted):])
             for query, choices in ((s.title, self.titles), (s.sorted_title, self._sorted)):
                 for _, _, j in process.extract(query, choices, scorer=fuzz.ratio,
                                                processor=None, score_cutoff=BLOCK_CUT,
@@ -220,7 +279,7 @@ def _is_series(titles: set[str]) -> bool:
     return any(title_score(x, y) < 90 for i, x in enumerate(ts) for y in ts[i + 1:])
 
 
-def _pairs_within(members: list[int], sigs: list[Features], out: set[tuple[int, int]]
+def _pairs_within(members: list[int], sigs: Sequence[Features], out: set[tuple[int, int]]
                   ) -> None:
     """All pairs of a block; a big block is split by first author (then year) first."""
     if len(members) <= _BIG_BLOCK:

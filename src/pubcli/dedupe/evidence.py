@@ -23,46 +23,10 @@ from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _S
                         strip_annotations, title_score)
 from .people import CUT_LIST_RE, Person, _author_index, _parse_authors, person_match, shared_authors
 from .venues import CUT, venue_relation
+from .levels import FIELDS, MISSING, Agree, Authors, Field, Kind, Pages, Title, Venue, Year
 
-MISSING = -1
-
-
-class Field(str, Enum):
-    """The compared fields, in the order of a comparison vector."""
-
-    TITLE = "title"
-    AUTHORS = "authors"
-    YEAR = "year"
-    VENUE = "venue"     # with the volume: both say which issue
-    NUMBER = "number"
-    PAGES = "pages"
-    DOI = "doi"
-    ARXIV = "arxiv"
-    ISBN = "isbn"
-    TYPE = "type"
-    PMID = "pmid"
-
-
-FIELDS: tuple[Field, ...] = tuple(Field)
-
-#: Level names per field, strongest agreement first.
-LEVELS: dict[Field, tuple[str, ...]] = {
-    Field.TITLE: ("exact", "exact, common", "exact, short", "95+", "88+", "main title",
-                  "a word replaced", "70+", "70+, words replaced", "different"),
-    Field.AUTHORS: ("all, 3+", "all", "all, reordered", "most, 3+", "most", "some", "none",
-                    "none of 1"),
-    Field.YEAR: ("same", "1 apart", "1 apart, a preprint", "2 apart", "further"),
-    Field.VENUE: ("same volume", "same venue", "unclear", "other volume",
-                  "other venue and volume", "different"),
-    Field.NUMBER: ("same", "different"),
-    Field.PAGES: ("same", "same first page", "different"),
-    Field.DOI: ("same", "different"),
-    Field.ARXIV: ("same", "different"),
-    Field.ISBN: ("same", "different"),
-    Field.TYPE: ("same", "compatible", "different"),
-    Field.PMID: ("same", "different"),
-}
-T_EXACT, T_COMMON, T_SHORT, T_95, T_88, T_MAIN, T_WORD, T_70, T_70_WORDS, T_LOW = range(10)
+# (the levels' one home is .levels; the T_ names are its title levels)
+T_EXACT, T_COMMON, T_SHORT, T_95, T_88, T_MAIN, T_WORD, T_70, T_70_WORDS, T_LOW = Title
 
 
 class VetoKind(str, Enum):
@@ -139,14 +103,15 @@ class Features:
                  "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
                  "_segments")
 
-    def __init__(self, record: Record, index: int = 0, title: str | None = None) -> None:
+    def __init__(self, record: Record, index: int = 0, title: str | None = None,
+                 main: str | None = None) -> None:
         self.record = record
         self.index = index
-        #: ``title``: the normalised title, when it is known already
+        #: ``title`` and ``main``: the normalised title and main title, when known already
         self.title = _normalise(strip_annotations(record.fields.get("title", ""))) \
             if title is None else title
         self._sorted: str | None = None
-        self._main: str | None = None
+        self._main: str | None = main
         self._authors: tuple | None = None
         self._ids: tuple | None = None
         self._tokens: list[str] | None = None
@@ -193,8 +158,7 @@ class Features:
     @property
     def sorted_title(self) -> str:
         if self._sorted is None:
-            t = self.title
-            self._sorted = " ".join(sorted(t.split())) if " " in t else t
+            self._sorted = sorted_words(self.title)
         return self._sorted
 
     @property
@@ -316,6 +280,11 @@ class Features:
         return self.record.fields.get(name, "")
 
 
+def sorted_words(title: str) -> str:
+    """A title's words in sorted order (a block key: reordered words meet)."""
+    return " ".join(sorted(title.split())) if " " in title else title
+
+
 def _title_numbers(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(all numbers of a title, the numbers naming a part), each sorted."""
     out: list[str] = []
@@ -405,49 +374,49 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
     shown = f"{shared} of {smaller}"
     if shared >= smaller:
         if smaller > 1 and not person_match(au_a[0], au_b[0]):
-            return 2, shown + ", another first author"
-        return (0 if smaller >= 3 else 1), shown
+            return Authors.REORDERED, shown + ", another first author"
+        return (Authors.ALL_3 if smaller >= 3 else Authors.ALL), shown
     if 2 * shared >= smaller:
-        return (3 if shared >= 3 else 4), shown
+        return (Authors.MOST_3 if shared >= 3 else Authors.MOST), shown
     if shared:
-        return 5, shown
+        return Authors.SOME, shown
     if smaller == 1 and (a.authors_cut or b.authors_cut):
         return MISSING, shown + ", a list cut short"  # "J Shanmugasundaram…": who else?
-    return (7 if smaller == 1 else 6), shown
+    return (Authors.NONE_OF_1 if smaller == 1 else Authors.NONE), shown
 
 
 def _type_level(a: Record, b: Record) -> int:
     ta, tb = a.type, b.type
     if ta == tb:
-        return 0
+        return Kind.SAME
     if ta in _LOOSE_TYPES or tb in _LOOSE_TYPES:
         return MISSING  # "misc": the source did not say what the work is
     fa, fb = _TYPE_FAMILY.get(ta, ta), _TYPE_FAMILY.get(tb, tb)
     if fa == fb:
-        return 0
+        return Kind.SAME
     if "thesis" in (fa, fb):
-        return 1
-    return 2
+        return Kind.COMPATIBLE
+    return Kind.DIFFERENT
 
 
 def _venue_level(va: str, vb: str, volume: int) -> int:
     """Venue and volume as one field (they say one thing: which issue)."""
     rel = venue_relation(va, vb) if va and vb else ""
-    if volume == 1:
-        return 4 if rel == "different" else 3  # another journal's volume: published twice
+    if volume == Agree.DIFFERENT:  # another journal's volume: published twice
+        return Venue.OTHER_VENUE_AND_VOLUME if rel == "different" else Venue.OTHER_VOLUME
     if rel == "different":
-        return 5
-    if volume == 0:
-        return 0
+        return Venue.DIFFERENT
+    if volume == Agree.SAME:
+        return Venue.SAME_VOLUME
     if rel == "same":
-        return 1
+        return Venue.SAME_VENUE
     if rel == "unclear":
-        return 2
+        return Venue.UNCLEAR
     return MISSING
 
 
 def _same_or_not(x: str, y: str) -> int:
-    return MISSING if not (x and y) else (0 if x == y else 1)
+    return MISSING if not (x and y) else (Agree.SAME if x == y else Agree.DIFFERENT)
 
 
 def _title(a: Features, b: Features, series: Callable[[Features], bool] | None,
@@ -467,9 +436,9 @@ def _year(a: Features, b: Features) -> tuple[int, str]:
     if not (ya and yb):
         return MISSING, ""
     d = abs(ya - yb)
-    y_level = (0, 1, 3)[d] if d <= 2 else 4
+    y_level = (Year.SAME, Year.ONE_APART, Year.TWO_APART)[d] if d <= 2 else Year.FURTHER
     if d == 1 and (a.record.type in _LOOSE_TYPES or b.record.type in _LOOSE_TYPES):
-        y_level = 2  # a preprint and its published version, a year on
+        y_level = Year.ONE_APART_PREPRINT  # a preprint and its published version, a year on
     return y_level, (str(ya) if d == 0 else f"{min(ya, yb)}/{max(ya, yb)}")
 
 
@@ -478,15 +447,17 @@ def _cheap(a: Features, b: Features) -> tuple[int, ...]:
     _, iss_a, pages_a, _ = a.biblio
     _, iss_b, pages_b, _ = b.biblio
     if iss_a and iss_b:
-        num_level = 0 if iss_a == iss_b else (1 if iss_a.isdigit() and iss_b.isdigit()
-                                               else MISSING)
+        num_level = Agree.SAME if iss_a == iss_b else (
+            Agree.DIFFERENT if iss_a.isdigit() and iss_b.isdigit() else MISSING)
     else:
         num_level = MISSING
+    p_level: int
     if pages_a and pages_b:
         # one page, not a range, is a place several items share (abstracts, letters
         # on a supplement's page): it weighs as a first page in common
-        p_level = (0 if pages_a[0] != pages_a[1] else 1) if pages_a == pages_b else \
-            (1 if pages_a[0] == pages_b[0] else 2)
+        p_level = (Pages.SAME if pages_a[0] != pages_a[1] else Pages.FIRST) \
+            if pages_a == pages_b else \
+            (Pages.FIRST if pages_a[0] == pages_b[0] else Pages.DIFFERENT)
     else:
         p_level = MISSING
     doi_a, arx_a, isbn_a = a._identifiers()

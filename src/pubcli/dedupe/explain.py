@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .evidence import Field, Veto
+from .evidence import Veto
+from .levels import Field
 from .weights import CONTEXT_NOTE, Contribution, Model, Score
 
 _RULE_NAMES = {Field.DOI: "same DOI", Field.ARXIV: "same arXiv id", Field.ISBN: "same ISBN",
@@ -40,6 +41,10 @@ class Verdict:
     #: False when blocking never proposed the pair: ``dedupe`` never compares it, so
     #: it is no duplicate whatever its fields say.
     compared: bool = True
+    #: Bits the fields naming the work (title, authors, identifiers, a full page range)
+    #: weigh, when only where the two are printed speaks for a match (then no duplicate:
+    #: items printed in one place share all of that).
+    place_only: float | None = None
 
     @property
     def contributions(self) -> list[Contribution]:
@@ -77,6 +82,10 @@ class Verdict:
             return f"different works: {self.vetoes[0]}"
         if not self.compared:
             return (f"never compared: no shared block (the fields alone weigh "
+                    f"{self.weight:+.1f} bits, match probability {self.score:.1f}%)")
+        if self.place_only is not None:
+            return (f"not duplicates: only where they are printed agrees (title, authors "
+                    f"and identifiers weigh {self.place_only:+.1f} bits; all fields "
                     f"{self.weight:+.1f} bits, match probability {self.score:.1f}%)")
         verb = "duplicates" if self.duplicate else "not duplicates"
         return (f"{verb}: match probability {self.score:.1f}% "

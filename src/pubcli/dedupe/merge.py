@@ -143,3 +143,21 @@ def plan_merges(groups: Sequence) -> list[Planned]:
             continue
         out.append(Planned(n, list(g.records), merge(g.records, suggest_keep(g.records))))
     return out
+
+
+def apply(library, result: MergeResult, located: dict[int, Record] | None = None) -> Record:
+    """Put a merge into ``library`` (a :class:`pubcli.library.Library`): the kept entry
+    replaced by the merged one, the others removed; returns the merged record.
+    ``located`` maps ``id()`` of the group's records as they were read to the same
+    entries in ``library`` (a fresh load: :func:`pubcli.editing.relocate`)."""
+    assert result.kept is not None
+
+    def now(rec: Record) -> Record:
+        return rec if located is None else located[id(rec)]
+
+    kept = now(result.kept)
+    merged = kept.copy(type=result.record.type, fields=result.record.fields)
+    library.replace(kept, merged)
+    for rec in result.dropped:
+        library.remove(now(rec))
+    return merged

@@ -50,7 +50,16 @@ def _looks_vancouver(piece: str) -> bool:
     return len(words) >= 2 and _is_initials(words[-1]) and not _is_initials(words[0])
 
 
+def _split(value: str, sep: str) -> list[str]:
+    """:func:`pubcli.schema.names.split_top_level` without its character loop when there is
+    no brace to respect (nearly every author list)."""
+    if "{" in value:
+        return split_top_level(value, sep)
+    return [p.strip() for p in value.split(sep)]
+
+
 _CITATION_AND_RE = re.compile(r"\s*,?\s*(?:&|\band\b)\s+(?=\S)")
+_NOT_PEOPLE = ("others", "et al", "et al.")
 _JUNK_GIVEN = frozenset({"null", "none", "nan", "na", "n a", "unknown"})
 
 
@@ -70,13 +79,13 @@ def person_strings(value: str | None) -> list[str]:
         # citation style: the conjunction before the last person is one more comma
         value = _CITATION_AND_RE.sub(", ", value) if ";" not in value else \
             _CITATION_AND_RE.sub("; ", value)
-    parts = [p for p in split_authors(value) if p.lower() not in ("others", "et al", "et al.")]
+    parts = [p for p in split_authors(value) if len(p) > 7 or p.lower() not in _NOT_PEOPLE]
     if len(parts) == 1:
         v = parts[0]
         if ";" in v:
-            parts = [p for p in split_top_level(v, ";") if p]
+            parts = [p for p in _split(v, ";") if p]
         elif "," in v:
-            pieces = [p for p in split_top_level(v, ",") if p]
+            pieces = [p for p in _split(v, ",") if p]
             if len(pieces) >= 2:
                 if all(_looks_vancouver(p) for p in pieces):
                     parts = pieces
@@ -91,7 +100,10 @@ def person_strings(value: str | None) -> list[str]:
         # commas between them (not "Last, First")
         out = []
         for p in parts:
-            pieces = [x for x in split_top_level(p, ",") if x] if "," in p else [p]
+            if "," not in p:
+                out.append(p)
+                continue
+            pieces = [x for x in _split(p, ",") if x]
             out += pieces if len(pieces) >= 2 and all(map(_given_first, pieces)) else [p]
         parts = out
     return parts

@@ -23,42 +23,64 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .evidence import (FIELDS, LEVELS, MISSING, T_88, T_95, T_COMMON, T_EXACT, T_LOW, T_MAIN, T_SHORT,
-                       T_WORD, Comparison, Field)
+from enum import IntEnum
 
-#: Typical m and u per field and level among blocked candidate pairs (titles
+from .evidence import Comparison
+from .levels import (FIELDS, LEVEL_OF, LEVELS, MISSING, Agree, Authors, Field, Kind, Pages, Title,
+                     Venue, Year)
+
+#: Typical (m, u) per field and level among blocked candidate pairs (titles
 #: already alike): where the estimation starts, and what a small library keeps.
-PRIOR: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
-    Field.TITLE: ((0.65, 0.03, 0.02, 0.16, 0.06, 0.05, 0.004, 0.015, 0.006, 0.005),
-                  (0.02, 0.03, 0.01, 0.02, 0.04, 0.03, 0.10, 0.10, 0.25, 0.40)),
-    Field.AUTHORS: ((0.46, 0.34, 0.04, 0.06, 0.03, 0.045, 0.015, 0.01),
-                    (0.015, 0.02, 0.02, 0.01, 0.02, 0.06, 0.755, 0.10)),
-    Field.YEAR: ((0.85, 0.08, 0.046, 0.02, 0.004), (0.10, 0.12, 0.02, 0.14, 0.62)),
-    Field.VENUE: ((0.60, 0.26, 0.11, 0.017, 0.003, 0.01), (0.04, 0.12, 0.20, 0.06, 0.08, 0.50)),
-    Field.NUMBER: ((0.92, 0.08), (0.25, 0.75)),
-    Field.PAGES: ((0.85, 0.09, 0.06), (0.005, 0.01, 0.985)),
-    Field.DOI: ((0.997, 0.003), (0.002, 0.998)),
-    Field.ARXIV: ((0.997, 0.003), (0.002, 0.998)),
-    Field.ISBN: ((0.90, 0.10), (0.005, 0.995)),
-    Field.TYPE: ((0.88, 0.09, 0.03), (0.70, 0.09, 0.21)),
-    Field.PMID: ((0.997, 0.003), (0.002, 0.998)),
+#: Keyed by level (every level of every field has one: a test checks it).
+PRIOR: dict[Field, dict[IntEnum, tuple[float, float]]] = {
+    Field.TITLE: {Title.EXACT: (0.65, 0.02), Title.COMMON: (0.03, 0.03),
+                  Title.SHORT: (0.02, 0.01), Title.P95: (0.16, 0.02), Title.P88: (0.06, 0.04),
+                  Title.MAIN: (0.05, 0.03), Title.WORD: (0.004, 0.10),
+                  Title.P70: (0.015, 0.10), Title.P70_WORDS: (0.006, 0.25),
+                  Title.LOW: (0.005, 0.40)},
+    Field.AUTHORS: {Authors.ALL_3: (0.46, 0.015), Authors.ALL: (0.34, 0.02),
+                    Authors.REORDERED: (0.04, 0.02), Authors.MOST_3: (0.06, 0.01),
+                    Authors.MOST: (0.03, 0.02), Authors.SOME: (0.045, 0.06),
+                    Authors.NONE: (0.015, 0.755), Authors.NONE_OF_1: (0.01, 0.10)},
+    Field.YEAR: {Year.SAME: (0.85, 0.10), Year.ONE_APART: (0.08, 0.12),
+                 Year.ONE_APART_PREPRINT: (0.046, 0.02), Year.TWO_APART: (0.02, 0.14),
+                 Year.FURTHER: (0.004, 0.62)},
+    Field.VENUE: {Venue.SAME_VOLUME: (0.60, 0.04), Venue.SAME_VENUE: (0.26, 0.12),
+                  Venue.UNCLEAR: (0.11, 0.20), Venue.OTHER_VOLUME: (0.017, 0.06),
+                  Venue.OTHER_VENUE_AND_VOLUME: (0.003, 0.08), Venue.DIFFERENT: (0.01, 0.50)},
+    Field.NUMBER: {Agree.SAME: (0.92, 0.25), Agree.DIFFERENT: (0.08, 0.75)},
+    Field.PAGES: {Pages.SAME: (0.85, 0.005), Pages.FIRST: (0.09, 0.01),
+                  Pages.DIFFERENT: (0.06, 0.985)},
+    Field.DOI: {Agree.SAME: (0.997, 0.002), Agree.DIFFERENT: (0.003, 0.998)},
+    Field.ARXIV: {Agree.SAME: (0.997, 0.002), Agree.DIFFERENT: (0.003, 0.998)},
+    Field.ISBN: {Agree.SAME: (0.90, 0.005), Agree.DIFFERENT: (0.10, 0.995)},
+    Field.TYPE: {Kind.SAME: (0.88, 0.70), Kind.COMPATIBLE: (0.09, 0.09),
+                 Kind.DIFFERENT: (0.03, 0.21)},
+    Field.PMID: {Agree.SAME: (0.997, 0.002), Agree.DIFFERENT: (0.003, 0.998)},
 }
+#: The prior as (m per level, u per level) in level order, as the estimation reads it.
+PRIOR_MU: dict[Field, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    f: (tuple(PRIOR[f][level][0] for level in LEVEL_OF[f]),
+        tuple(PRIOR[f][level][1] for level in LEVEL_OF[f])) for f in FIELDS}
 PRIOR_SHARE = 0.25
 #: Disagreements that are rare among duplicates by their nature: the estimate may
 #: not make them look common (near-copies that differ only there are different works,
 #: and would otherwise teach the model that duplicates disagree there).
-M_CAP: dict[tuple[Field, int], float] = {
-    (Field.YEAR, 4): 0.004, (Field.YEAR, 3): 0.02,
-    (Field.DOI, 1): 0.01, (Field.ARXIV, 1): 0.01, (Field.PMID, 1): 0.01, (Field.VENUE, 4): 0.005,
-    (Field.TITLE, T_WORD): 0.05, (Field.TITLE, T_LOW): 0.02,
+M_CAP: dict[tuple[Field, IntEnum], float] = {
+    (Field.YEAR, Year.FURTHER): 0.004, (Field.YEAR, Year.TWO_APART): 0.02,
+    (Field.DOI, Agree.DIFFERENT): 0.01, (Field.ARXIV, Agree.DIFFERENT): 0.01,
+    (Field.PMID, Agree.DIFFERENT): 0.01, (Field.VENUE, Venue.OTHER_VENUE_AND_VOLUME): 0.005,
+    (Field.TITLE, Title.WORD): 0.05, (Field.TITLE, Title.LOW): 0.02,
     # other pages in the same place are another item (a preprint has none)
-    (Field.PAGES, 2): 0.1,
+    (Field.PAGES, Pages.DIFFERENT): 0.1,
 }
 #: Levels the estimate may make weigh more against a match than the prior, never less:
 #: a content word replaced by another (not a typo, an inflection, a compound or an
 #: acronym), or titles that have little in common, say "another work", whatever a
 #: library of near-copies (or of items printed on one page) teaches EM.
-AT_MOST_PRIOR = frozenset({(Field.TITLE, T_WORD), (Field.TITLE, T_LOW)})
+AT_MOST_PRIOR: frozenset[tuple[Field, IntEnum]] = frozenset({(Field.TITLE, Title.WORD),
+                                                             (Field.TITLE, Title.LOW)})
+_CAPS = {f: [M_CAP.get((f, level), 1.0) for level in LEVEL_OF[f]] for f in FIELDS}
 #: Pseudo-pairs behind the prior, for duplicates and non-duplicates.
 STRENGTH_M = 40.0
 STRENGTH_U = 40.0
@@ -73,6 +95,10 @@ CAP = 10.0
 CONTEXT_CAP = 9.0
 _CONTEXT = frozenset(FIELDS.index(f) for f in (Field.AUTHORS, Field.YEAR, Field.VENUE,
                                                Field.NUMBER, Field.TYPE))
+#: The fields besides the title that name the work itself, not where it is printed.
+_WORK = tuple(FIELDS.index(f) for f in (Field.AUTHORS, Field.DOI, Field.ARXIV, Field.ISBN,
+                                         Field.PMID))
+_PAGES = FIELDS.index(Field.PAGES)
 #: Said once per pair when its context weights were scaled down (marked "*").
 CONTEXT_NOTE = "* authors, year and venue count together at most " + f"{CONTEXT_CAP:g} bits"
 #: Pairs of support at which a level's weight is half estimated, half prior.
@@ -89,7 +115,7 @@ NOISE_SLACK = 3.0
 #: times as common among different works as the prior says.
 U_CAP_FACTOR = 10.0
 _U_CAPPED = frozenset({Field.TITLE, Field.AUTHORS, Field.YEAR, Field.VENUE})
-_NOISE_LEVELS = (T_95, T_88, T_MAIN)
+_NOISE_LEVELS = (Title.P95, Title.P88, Title.MAIN)
 
 # How often a title of k content words is shared by chance, relative to a
 # long one (term-frequency floor for titles the library has seen only once).
@@ -164,10 +190,10 @@ class Model:
         if self.support:
             # a level seen in few pairs of this library keeps mostly the prior weight
             n = self.support[f][level]
-            pm, pu = PRIOR[f]
+            pm, pu = PRIOR_MU[f]
             w = (n * w + SHRINK * math.log2(pm[level] / pu[level])) / (n + SHRINK)
         if (f, level) in AT_MOST_PRIOR:
-            pm, pu = PRIOR[f]
+            pm, pu = PRIOR_MU[f]
             w = min(w, math.log2(pm[level] / pu[level]))
         return max(-CAP, min(CAP, w))
 
@@ -175,12 +201,12 @@ class Model:
         """The title's weight; a common exact title ("Editorial", a two-word title, one
         several works of this library share) weighs less the more common it is."""
         w = self.weight(Field.TITLE, level)
-        if level == T_SHORT:
+        if level == Title.SHORT:
             if content_words < 2:  # relative to the typical short title, of two words
                 return max(-CAP, w - math.log2(_SHORT_TITLE_FACTOR[content_words] / 16.0)), \
                     f"a short title ({content_words} content words)"
             return w, f"a short title ({content_words} content words)"
-        if level != T_COMMON:
+        if level != Title.COMMON:
             return w, ""
         works = self.title_works.get(title_key, 1)
         chance = max(float(works), _SHORT_TITLE_FACTOR.get(content_words, 1.0),
@@ -219,6 +245,19 @@ class Model:
                 else:
                     total += w
         return total + min(context, CONTEXT_CAP)
+
+    def work_weight(self, cmp: Comparison, content_words: int) -> float:
+        """What the fields naming the work itself (title, authors, identifiers, a page
+        range both give in full) weigh together, without where it is printed (year,
+        venue, issue, a first page or a single page, type): items printed in one place
+        share all of that."""
+        levels = cmp.levels
+        total = self.title_weight(levels[0], cmp.title_key, content_words)[0]
+        for i in _WORK:
+            total += self.weight(FIELDS[i], levels[i])
+        if levels[_PAGES] == 0:  # the same page range (not one page): this item's place
+            total += self.weight(Field.PAGES, 0)
+        return total
 
     def score(self, cmp: Comparison, content_words: int) -> Score:
         out: list[Contribution] = []
@@ -283,7 +322,8 @@ class Model:
 
 
 def prior_model() -> Model:
-    return Model({f: list(PRIOR[f][0]) for f in FIELDS}, {f: list(PRIOR[f][1]) for f in FIELDS})
+    return Model({f: list(PRIOR_MU[f][0]) for f in FIELDS},
+                 {f: list(PRIOR_MU[f][1]) for f in FIELDS})
 
 
 def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | None = None,
@@ -311,10 +351,10 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
         col = data[:, j]
         masks.append([(col == k) for k in range(len(LEVELS[f]))])
     lam = PRIOR_SHARE
-    m = {f: np.array(PRIOR[f][0], dtype=float) for f in FIELDS}
-    u = {f: np.array(PRIOR[f][1], dtype=float) for f in FIELDS}
-    prior_m = {f: np.array(PRIOR[f][0]) * STRENGTH_M for f in FIELDS}
-    prior_u = {f: np.array(PRIOR[f][1]) * STRENGTH_U for f in FIELDS}
+    m = {f: np.array(PRIOR_MU[f][0], dtype=float) for f in FIELDS}
+    u = {f: np.array(PRIOR_MU[f][1], dtype=float) for f in FIELDS}
+    prior_m = {f: np.array(PRIOR_MU[f][0]) * STRENGTH_M for f in FIELDS}
+    prior_u = {f: np.array(PRIOR_MU[f][1]) * STRENGTH_U for f in FIELDS}
     it = 0
     for it in range(1, iterations + 1):
         logit = np.full(len(data), math.log(lam / (1 - lam)))
@@ -336,19 +376,20 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
                 # prior says: few different works to learn from when nearly all
                 # candidates are duplicates (the rest mostly hard negatives other
                 # fields or vetoes tell apart)
-                pu = PRIOR[f][1]
+                pu = PRIOR_MU[f][1]
                 for k in range(len(new_u)):
-                    if PRIOR[f][0][k] > pu[k]:
+                    if PRIOR_MU[f][0][k] > pu[k]:
                         new_u[k] = min(new_u[k], U_CAP_FACTOR * pu[k])
                 new_u = new_u / new_u.sum()
             if f is Field.TITLE:
                 for k in _NOISE_LEVELS:
-                    new_u[k] = min(new_u[k], NOISE_SLACK * new_u[T_EXACT] * new_m[k] / new_m[T_EXACT])
+                    new_u[k] = min(new_u[k], NOISE_SLACK * new_u[Title.EXACT] * new_m[k] / new_m[Title.EXACT])
                 new_u = new_u / new_u.sum()
-            capped = [k for k in range(len(new_m)) if new_m[k] > M_CAP.get((f, k), 1.0)]
+            caps = _CAPS[f]
+            capped = [k for k in range(len(new_m)) if new_m[k] > caps[k]]
             if capped:
                 for k in capped:
-                    new_m[k] = M_CAP[(f, k)]
+                    new_m[k] = caps[k]
                 free = [k for k in range(len(new_m)) if k not in capped]
                 rest = 1.0 - sum(new_m[k] for k in capped)
                 total = sum(new_m[k] for k in free)

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from pubcli.errors import ConfigError, LibraryNotFound
 
 if TYPE_CHECKING:
-    from pubcli.bibtex.write import Form
+    from pubcli.bibtex.form import Form
 
 DEFAULT_RELATIVE = Path("data") / "library.bib"
 CONFIG_NAME = "pubcli.toml"
@@ -63,13 +63,12 @@ class Config:
     private_fields: list[str] = field(default_factory=list)
     max_authors: int = 10
     fmt: "Form" = field(default_factory=lambda: _default_form())
-    fmt_given: bool = False  # the settings have a [fmt] table
     git: bool = False  # commit each write of the library in its git repository
     path: Path | None = None  # the file the settings came from
 
 
 def _default_form() -> "Form":
-    from pubcli.bibtex.write import DEFAULT_FORM
+    from pubcli.bibtex.form import DEFAULT_FORM
 
     return DEFAULT_FORM
 
@@ -168,7 +167,6 @@ def _config_from(table: dict, path: Path) -> Config:
     if not isinstance(fmt, dict):
         raise ConfigError("must be a table ([fmt])", path=path, field="fmt")
     cfg.fmt = form_from(fmt, path)
-    cfg.fmt_given = "fmt" in table
     git = table.get("git", False)
     if not isinstance(git, bool):
         raise ConfigError("must be true or false", path=path, field="git")
@@ -182,9 +180,10 @@ _FMT_FLAGS = ("align", "trailing_comma", "lowercase", "months", "pages", "bare_d
 
 
 def form_from(table: dict[str, Any], path: Path | None = None) -> "Form":
-    """The :class:`~pubcli.bibtex.write.Form` a ``[fmt]`` table describes (see the
+    """The :class:`~pubcli.bibtex.form.Form` a ``[fmt]`` table describes (see the
     module docstring); a wrong key or value is a ConfigError naming it."""
-    from pubcli.bibtex.write import FIELD_NAME_RE, Form
+    from pubcli.bibtex.form import Form
+    from pubcli.bibtex.writable import FIELD_NAME_RE
 
     known = set(_FMT_CHOICES) | set(_FMT_FLAGS) | {"indent", "order", "blank_lines", "drop"}
     for k in table:

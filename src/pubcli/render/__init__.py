@@ -7,7 +7,8 @@
 * :mod:`.table`: small tables that fit a wide terminal, a narrow one or a pipe;
 * :mod:`.changes`: what a write did or would do, in words;
 * :mod:`.wrap`: lines wrapped on words at a terminal's width, never inside a key or a path;
-* :mod:`.ci`: GitHub workflow annotations.
+* :mod:`.ci`: GitHub workflow annotations;
+* :mod:`.duplicates`: duplicate groups and match explanations (``pubcli dedupe``).
 
 The names below are loaded on first use, so importing :mod:`pubcli.render.text`
 at start-up costs nothing more.

@@ -334,7 +334,8 @@ def rewrite(library: Library, edits: list[tuple[int, int, str]],
     atomically, once it reads back as ``expected`` (see
     :func:`pubcli.store.save.rewrite_text`). Call it inside :func:`transaction`, which
     holds the lock; the library must have no pending edits of its own, and is not to
-    be used afterwards (load the file again)."""
+    be used afterwards (load the file again). Like :func:`save`, the write is journaled
+    for :func:`undo` and committed when git is wanted."""
     from ..errors import WriteError
 
     if library.changed:
@@ -345,7 +346,11 @@ def rewrite(library: Library, edits: list[tuple[int, int, str]],
     if not edits:
         return
     text = rewrite_text(library, edits, expected)
-    atomic_write(path, (UTF8_BOM if library.document.bom else b"") + text.encode("utf-8"))
+    data = (UTF8_BOM if library.document.bom else b"") + text.encode("utf-8")
+    old = _bytes_now(path)
+    atomic_write(path, data)
+    journal.record(path, old, data)  # for pubcli undo, as every other write
+    _commit_if_wanted(path)
 
 
 # ------------------------------------------------------------------ transactions

@@ -275,9 +275,15 @@ def rewrite_text(library: Library, edits: list[tuple[int, int, str]],
     doc = library.document
     edited = [new for (_, _, new), exp in zip(edits, expected) if exp]
     want = [e for exp in expected for e in exp]
-    quick = bibtex.parse("\n\n".join(edited), macros=doc.macros)
-    if not quick.failed and [(r.key, r.type, r.fields) for r in quick.records] == want:
-        return new_text
+    joined = "\n\n".join(edited)
+    plain = bibtex.read_plain(joined, doc.macros)
+    if plain is not None:
+        if plain == want:
+            return new_text
+    else:
+        quick = bibtex.parse(joined, macros=doc.macros)
+        if not quick.failed and [(r.key, r.type, r.fields) for r in quick.records] == want:
+            return new_text
     parsed = bibtex.parse(new_text)
     whole = _whole_reading(library, edits, expected)
     got = [(r.key, r.type, r.fields) for r in parsed.records]

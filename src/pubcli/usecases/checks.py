@@ -28,9 +28,10 @@ What is checked (``code``, severity):
   configured vocabulary, when ``areas`` is given;
 * ``possible-duplicate`` (warning): with ``dedupe=True``, entries that
   :func:`pubcli.dedupe.find_groups` takes for the same publication;
-* ``unprotected-acronym`` (warning): with ``acronyms=True`` (``pubcli check`` when
-  pubcli.toml has a ``[fmt]`` table whose ``protect`` is off), title words in capitals or mixed case (``BERT``,
-  ``iPhone``) without the braces that keep a style from lower-casing them
+* ``unprotected-acronym`` (warning): with ``acronyms=True`` (``pubcli check`` unless
+  ``[fmt] protect = "acronyms"`` in pubcli.toml, with or without a ``[fmt]`` table),
+  title words in capitals or mixed case (``BERT``, ``iPhone``) without the braces that keep
+  a style from lower-casing them
   (:func:`pubcli.text.encode.unprotected_words`; ``pubcli fmt`` braces them with
   ``protect = "acronyms"``).
 """
@@ -174,7 +175,7 @@ def check_record(rec: Record, vocabulary: dict[str, str] | None = None,
 
 
 def _unprotected(library: Library) -> list[Finding]:
-    from pubcli.bibtex.write import TITLE_FIELDS
+    from pubcli.bibtex.form import TITLE_FIELDS
     from pubcli.text.encode import unprotected_words
 
     out = []

@@ -23,11 +23,11 @@ unreadable block is a fence. A ``crossref`` parent stays after the entries that 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pubcli import bibtex
 from pubcli.local import gcpause
-from pubcli.bibtex.write import canonical_re, values_in_form
+from pubcli.bibtex.form import canonical_re, values_in_form
 from pubcli.errors import NotFound, ValidationError
 from pubcli.store.library import Library
 from pubcli.schema.model import Record
@@ -38,8 +38,7 @@ if TYPE_CHECKING:
 SORTS = ("key", "year", "type")
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One entry whose text the plan rewrites."""
 
     record: Record
@@ -133,7 +132,11 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
                                                  f"{f.reason}"))
     changed_of: dict[int, dict[str, str | None]] = {}
     fast = canonical_re(form, indent, nl)
+    # how every entry in the form ends: a cheap test before the pattern
+    tail = ("," if form.trailing_comma else "") + nl + "}"
     plain = not (form.pages or form.bare_doi or form.encoding or form.protect)
+    macros = library.macros
+    rewrite = bibtex.rewrite_written
     for rec in library.records:
         src = rec.source
         if src is None or (selected is not None and id(rec) not in selected):
@@ -142,13 +145,13 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
             out.skipped.append(Skipped(rec.line, rec.key, src.read_only))
             continue
         raw = text[src.start:src.end]
-        if fast is not None:
+        if fast is not None and raw.endswith(tail):
             m = fast.match(text, src.start)
             if m is not None and m.end() == src.end and (plain or
                                                          values_in_form(rec.fields, form)):
                 new_text[id(rec)] = raw  # in the form already
                 continue
-        done = bibtex.rewrite_written(raw, src, form, library.macros, indent, nl)
+        done = rewrite(raw, src, form, macros, indent, nl)
         if done is None:
             out.skipped.append(Skipped(rec.line, rec.key, "BibTeX does not read its text as "
                                                           "one entry"))

@@ -9,11 +9,11 @@ from typing import Iterable, Sequence
 
 from pubcli.errors import ValidationError
 from pubcli.text.display import row_of
-from pubcli.text.latex import search_fold
+from pubcli.text.latex import search_fold, to_text
 from pubcli.text.fold import fold
 from pubcli.schema.model import area_key
 from pubcli.schema.model import GroupBy, Record, type_group
-from pubcli.schema.types import type_group_order
+from pubcli.schema.types import REPORT_TYPES, type_group_order
 from pubcli.schema.names import PersonQuery, matches_person, person_query, split_authors
 
 NO_YEAR = "No year"
@@ -175,7 +175,9 @@ def group(records: Sequence[Record], by: GroupBy | str,
             groups.setdefault(type_group(r.type), []).append(r)
         return sorted(groups.items(), key=lambda kv: type_group_order(kv[0]))
     for r in ordered:
-        groups.setdefault(to_text(r.venue_group) or NO_VENUE, []).append(r)
+        # a report groups under its series (fields); any other entry under the row's venue
+        venue = to_text(r.venue_group) if r.type in REPORT_TYPES else row_of(r).venue
+        groups.setdefault(venue or NO_VENUE, []).append(r)
     return sorted(groups.items(), key=lambda kv: (kv[0] == NO_VENUE, fold(kv[0])))
 
 

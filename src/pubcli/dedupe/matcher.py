@@ -1,0 +1,594 @@
+"""The matcher: one library's records indexed, weighed and judged, pair by pair and as groups.
+
+A :class:`Matcher` numbers the records in a canonical (content) order, asks
+:mod:`.blocking` for the candidate pairs, :mod:`.weights` for the weights
+estimated on them, compares pairs (:mod:`.evidence`) and joins the matches
+(:mod:`.clusters`). What depends only on the file's bytes (the weights, the
+candidate pairs, the canonical order, the normalised titles, and the links a
+threshold gives) is kept in the weights cache (:func:`pubcli.store.cache.write_derived`,
+keyed by the digest of the file's bytes and the code), so the next command on an
+unchanged file does not work it out again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from array import array
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from pubcli.local import gcpause
+from pubcli.schema.model import Record
+from .blocking import Index, block
+from .clusters import cluster
+from .evidence import (CHEAP_FIELDS, Comparison, Features, Veto, VetoKind, cheap_levels, compare,
+                       quick_title, sorted_words)
+from .levels import FIELDS, LEVELS, MISSING, Field, Title
+from .explain import Verdict, quick_verdict, verdict
+from .normalise import _GENERIC
+from .people import _close_name, shared_authors
+from .weights import Model, estimate
+
+#: The match probability (percent) a pair needs, no veto applying: the lowest at
+#: which the labelled development sets (two systematic-review exports, the bib-dedupe
+#: hard cases) have no false-positive record (at 97 a title-and-year-only pair joins)
+#: and the project's hard non-duplicates (tests/data/dedupe/hard_cases.bib) stay apart;
+#: DBLP vs Google Scholar has pair F1 0.86-0.87 from 97 to 98. See
+#: ``bench/bench_dedupe.py devsets`` and ``sweep``.
+DEFAULT_THRESHOLD = 98.0
+#: Two groups are not joined when a cross pair's probability is below this (percent),
+#: or when the pair does not match and one field speaks this strongly against it (bits).
+CHAIN_FLOOR = 50.0
+AGAINST = -6.0
+#: The weights are estimated on at most this many candidate pairs (an even sample).
+TRAINING_PAIRS = 8_000
+
+
+@dataclass
+class Match:
+    """An existing record a candidate duplicates."""
+
+    record: Record
+    score: float                 # match probability, percent
+    evidence: list[str]
+    rule: str
+    verdict: Verdict | None = None
+
+
+@dataclass
+class Link:
+    """Two records judged duplicates, and why (worked out from the verdict when asked)."""
+
+    a: Record
+    b: Record
+    verdict: Verdict
+
+    @property
+    def score(self) -> float:
+        return self.verdict.score
+
+    @property
+    def rule(self) -> str:
+        return self.verdict.rule
+
+    @property
+    def evidence(self) -> list[str]:
+        return self.verdict.evidence
+
+
+@dataclass
+class Group:
+    """Records that describe one work (joined transitively), in input order."""
+
+    records: list[Record]
+    links: list[Link]
+    #: Links the matcher left out because the group would then hold two records
+    #: known to be different works (a chain A-B-C where A and C conflict).
+    conflicts: list[str] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        """The weakest link's score."""
+        return min(link.score for link in self.links) if self.links else 0.0
+
+    @property
+    def keys(self) -> list[str]:
+        return [r.key for r in self.records]
+
+
+def pair_key(a: str, b: str) -> tuple[str, str]:
+    """The order-free, case-free form of a key pair (for remembered decisions)."""
+    x, y = a.casefold(), b.casefold()
+    return (x, y) if x <= y else (y, x)
+
+
+def _content_key(rec: Record) -> tuple:
+    """The canonical order: what a record says, its key only between records that
+    say the same (so renaming keys leaves the order, and the groups, as they are)."""
+    return (rec.type, tuple(rec.fields.items()), rec.key)
+
+
+#: A title carried by records of one venue in this many issues (years or volumes) is a
+#: heading ("Editor's comments", "Letter from the President"), not a work's title.
+HEADING_ISSUES = 3
+
+
+def _title_works(index: Index) -> dict[str, int]:
+    """How many different works share each title of two or more records: records
+    without a person in common (or, without authors, years apart) count apart, and
+    a title one venue carries in :data:`HEADING_ISSUES` or more issues counts as
+    many works as issues (a column's heading: the same editor writes it each time)."""
+    out: dict[str, int] = {}
+    for title, members in index.by_title.items():
+        if len(members) < 2:
+            continue
+        feats = [index.feats[i] for i in members]
+        issues = _heading_issues(feats)
+        if issues >= HEADING_ISSUES:
+            out[title] = max(issues, len(feats) if len(feats) > 60 else 0)
+            continue
+        if len(feats) > 60:
+            firsts = {f.authors[0][0][-1] if f.authors else ("", f.year) for f in feats}
+            out[title] = len(firsts)
+            continue
+        reps: list[Features] = []
+        for f in feats:
+            if not any(_same_work(f, r) for r in reps):
+                reps.append(f)
+        if len(reps) > 1:
+            out[title] = len(reps)
+    return out
+
+
+def _heading_issues(feats: Sequence[Features]) -> int:
+    """The most issues (distinct years, volumes, or volume and issue numbers) one venue
+    carries a title in, among records that name their venue."""
+    by_venue: dict[str, tuple[set, set, set]] = {}
+    for f in feats:
+        if f.venue:
+            years, volumes, issues = by_venue.setdefault(f.venue, (set(), set(), set()))
+            volume, number = f.biblio[0], f.biblio[1]
+            if f.year:
+                years.add(f.year)
+            if volume:
+                volumes.add(volume)
+                if number:
+                    issues.add((volume, number))
+    return max((max(map(len, sets)) for sets in by_venue.values()), default=0)
+
+
+def _other_issues(a: Features, b: Features) -> bool:
+    """Do two records name one venue and two of its issues (volume or number)?"""
+    (va, na), (vb, nb) = a.biblio[:2], b.biblio[:2]
+    return bool(a.venue) and a.venue == b.venue and (va, na) != (vb, nb) \
+        and bool(va or na) and bool(vb or nb)
+
+
+def _same_work(a: Features, b: Features) -> bool:
+    """Could two records of one title be one work? A person in common, or (with a
+    single author or none on one side, often a broken export) years at most one apart;
+    not two single authors who are different people."""
+    if len(a.authors) >= 2 and len(b.authors) >= 2:
+        # a family name in common (or nearly: one or two typos) is enough here; initials
+        # are often garbled
+        if a.author_index.keys() & b.author_index.keys():
+            return True
+        names_b = [p[0][-1] for p in b.authors]
+        return any(_close_name(p[0][-1], y) for p in a.authors for y in names_b)
+    if a.authors and b.authors and shared_authors(a.authors, b.authors, b.author_index):
+        return True
+    if len(a.authors) == 1 and len(b.authors) == 1 and _other_issues(a, b) \
+            and not _close_name(a.authors[0][0][-1], b.authors[0][0][-1]):
+        return False  # two writers of one venue's column in two issues: its heading
+    return not (a.year and b.year and abs(a.year - b.year) > 1)
+
+
+def _place_only(v: Verdict, model: Model, cmp: Comparison, words: int) -> Verdict:
+    """No duplicate when only where the two are printed (year, venue, issue, a first
+    page) speaks for it: the title, authors and identifiers together must not be
+    against it (two site reports on one page, two writers of one column)."""
+    if v.duplicate:
+        work = model.work_weight(cmp, words)
+        if work <= 0:
+            v.duplicate, v.place_only = False, work
+    return v
+
+
+class Matcher:
+    """One library's matcher: its records indexed in a canonical (content) order,
+    the weights estimated on its candidate pairs, and the comparisons made.
+
+    ``digest`` (of the library file's bytes, whose records ``records`` are, in file
+    order) lets the weights and candidate pairs come from, and go to, the weights
+    cache."""
+
+    def __init__(self, records: Sequence[Record], *, threshold: float | None = None,
+                 model: Model | None = None, digest: str | None = None) -> None:
+        self.threshold = DEFAULT_THRESHOLD if threshold is None else float(threshold)
+        self.records = list(records)
+        self._digest = digest
+        self._size = len(self.records)  # the file's records (more may be added)
+        self._model = model
+        self._pairs: set[tuple[int, int]] | None = None
+        cached = self._read_cache() if digest is not None else None
+        titles: list[str] | None = None
+        mains: list[str] | None = None
+        sorted_titles: list[str] | None = None
+        with gcpause.paused():
+            if cached is not None:
+                order, titles, mains, sorted_titles = cached[2:]
+            else:
+                order = sorted(range(len(self.records)),
+                               key=lambda i: _content_key(self.records[i]))
+            self.position = {}  # canonical index -> input position
+            canonical = []
+            for n, i in enumerate(order):
+                self.position[n] = i
+                canonical.append(self.records[i])
+            self.index = Index(canonical, titles, mains, sorted_titles)
+        self._works: dict[str, int] | None = None
+        if cached is not None:
+            if self._model is None:
+                self._model = cached[0]
+                # (the weights were estimated with this library's title frequencies)
+                self._works = dict(self._model.title_works)
+            self._pairs = cached[1]
+        self._compared: dict[tuple[int, int], Comparison] = {}
+        self._fresh = 0  # pairs compared here (not read from the links cache)
+        self._by_id: dict[int, int] | None = None
+        self._quick_pair: tuple[int, int] | None = None
+        self._quick_done: list = []
+        self._best_title = 0.0
+
+    # ------------------------------------------------------------ the cache
+    def _maker(self) -> str:
+        # (the code that made it is in every cache file's header: store.cache.code_version)
+        return f"{TRAINING_PAIRS}:{self._size}"
+
+    def _read_cache(self) -> tuple[Model, set[tuple[int, int]], list[int], list[str],
+                                   list[str], list[str]] | None:
+        """(the weights, the candidate pairs, the canonical order, the normalised titles,
+        main titles and sorted titles in that order) kept for this version of the file,
+        or None."""
+        from ..store import cache
+
+        assert self._digest is not None
+        data = cache.read_derived("weights", self._digest, self._maker())
+        if data is None:
+            return None
+        try:
+            model = Model.from_data(data["model"])
+            first, second, order = array("I"), array("I"), array("I")
+            first.frombytes(data["first"])
+            second.frombytes(data["second"])
+            order.frombytes(data["order"])
+            titles, mains, sorted_titles = data["titles"], data["mains"], data["sorted"]
+        except (KeyError, TypeError, ValueError):
+            return None
+        n = len(self.records)
+        if len(first) != len(second) or any(j >= n for j in second) \
+                or sorted(order) != list(range(n)) or not isinstance(titles, list) \
+                or len(titles) != n or not all(isinstance(t, str) for t in titles) \
+                or any(not isinstance(x, list) or len(x) != n
+                       or not all(isinstance(t, str) for t in x) for x in (mains, sorted_titles)):
+            return None
+        return model, set(zip(first, second)), list(order), titles, mains, sorted_titles
+
+    def _to_cache(self) -> None:
+        from ..store import cache
+
+        if self._digest is None or self._model is None or self._pairs is None \
+                or len(self.index.feats) != self._size:
+            return  # (weights of the file's records only)
+        pairs = sorted(self._pairs)
+        cache.write_derived("weights", self._digest, self._maker(), {
+            "model": self._model.to_data(),
+            "first": array("I", [i for i, _ in pairs]).tobytes(),
+            "second": array("I", [j for _, j in pairs]).tobytes(),
+            "order": array("I", [self.position[n] for n in range(self._size)]).tobytes(),
+            "titles": self.index.titles,
+            "mains": [self.index.feats.main(n) for n in range(self._size)],
+            "sorted": [sorted_words(t) for t in self.index.titles]})
+
+    # ------------------------------------------------------------ the weights
+    def pairs(self, progress: Callable[[float], None] | None = None) -> set[tuple[int, int]]:
+        if self._pairs is None:
+            self._pairs = block(self.index, progress=None if progress is None else
+                                (lambda d, t: progress(d / max(t, 1))))
+        return self._pairs
+
+    @property
+    def model(self) -> Model:
+        if self._model is None:
+            self._model = self._estimate()
+            self._to_cache()
+        return self._model
+
+    @property
+    def title_works(self) -> dict[str, int]:
+        if self._works is None:
+            self._works = _title_works(self.index)
+        return self._works
+
+    def _common(self, s: Features) -> bool:
+        return s.title in _GENERIC or self.title_works.get(s.title, 1) > 1
+
+    def _estimate(self) -> Model:
+        pairs = sorted(self.pairs())  # canonical numbers: the sample depends on content only
+        if len(pairs) > TRAINING_PAIRS:
+            step = -(-len(pairs) // TRAINING_PAIRS)
+            pairs = pairs[::step]
+        # a pair a veto decides is never weighed: the weights describe the others
+        rows = [c.levels for c in (self.comparison(i, j) for i, j in pairs) if not c.vetoes]
+        return estimate(rows, title_works=self.title_works, generic_titles=_GENERIC)
+
+    def _need(self, threshold: float) -> tuple[float, float]:
+        """(the bits a pair needs beyond the prior to reach ``threshold`` percent, the
+        most authors and venue can add): what :meth:`_ruled_out` weighs against."""
+        model = self.model
+        p = min(max(threshold / 100.0, 1e-9), 1 - 1e-9)
+        prior_bits = math.log2(model.prior / (1 - model.prior))
+        need = math.log2(p / (1 - p)) - prior_bits - 1e-9
+        bound = sum(max(0.0, max(model.weight(f, k) for k in range(len(LEVELS[f]))))
+                    for f in (Field.AUTHORS, Field.VENUE))
+        self._best_title = max(0.0, max(model.weight(Field.TITLE, k)
+                                        for k in range(len(LEVELS[Field.TITLE]))))
+        return need, bound
+
+    def _ruled_out(self, i: int, j: int, need: float, bound: float) -> bool:
+        """Can the pair not reach ``need`` bits even if authors and venue agree fully?
+        (Compares the cheap fields only.)"""
+        return self._cannot_reach(self.index.feats[i], self.index.feats[j], need, bound,
+                                  (i, j))
+
+    def _cannot_reach(self, a: Features, b: Features, need: float, bound: float,
+                      pair: tuple[int, int] | None = None) -> bool:
+        model = self.model
+        cheap = cheap_levels(a, b)
+        total = bound
+        for f, level in zip(CHEAP_FIELDS, cheap):
+            total += model.weight(f, level)
+        if total + self._best_title < need:
+            return True  # no title could make up for the rest
+        title, alt, key = quick_title(a, b, series=self.index.series, common=self._common)
+        self._quick_done[:] = (title if alt == MISSING else None, cheap[1:])
+        self._quick_pair = pair
+        words = min(len(a.content_tokens), len(b.content_tokens))
+        t_weight = model.title_weight(title[0], key, words)[0]
+        if alt != MISSING:
+            t_weight = max(t_weight, model.title_weight(alt, key, words)[0])
+        return total + t_weight < need
+
+    # ------------------------------------------------------------ one pair
+    def comparison(self, i: int, j: int) -> Comparison:
+        key = (i, j) if i < j else (j, i)
+        got = self._compared.get(key)
+        if got is None:
+            a, b = self.index.feats[key[0]], self.index.feats[key[1]]
+            # the title and cheap fields of the pair _ruled_out just looked at
+            done = self._quick_done if self._quick_pair == key else None
+            got = self._compared[key] = compare(a, b, series=self.index.series,
+                                                common=self._common, done=done)
+            self._fresh += 1
+        return got
+
+    def judge(self, i: int, j: int, threshold: float | None = None) -> Verdict:
+        cmp = self.comparison(i, j)
+        a, b = self.index.feats[i], self.index.feats[j]
+        words = min(len(a.content_tokens), len(b.content_tokens))
+        th = self.threshold if threshold is None else threshold
+        model = self.model
+        v = quick_verdict(model.total(cmp, words), lambda: model.score(cmp, words).contributions,
+                          cmp.vetoes, th)
+        return _place_only(v, model, cmp, words)
+
+    def explain(self, a: Record, b: Record) -> Verdict:
+        """The judgement on two records of (or new to) this library: the one
+        :meth:`groups` makes, so a pair blocking never proposes is no duplicate
+        ("never compared")."""
+        n = len(self.index.feats)
+        i, j = self._feature_of(a), self._feature_of(b)
+        v = self.judge(i, j)
+        if i < n and j < n and i != j and (min(i, j), max(i, j)) not in self.pairs():
+            v.duplicate, v.compared = False, False
+        self._say_where_the_title_recurs(i, j, v)
+        return v
+
+    def _say_where_the_title_recurs(self, i: int, j: int, v: Verdict) -> None:
+        """A common title's note names the fact behind it: how many records of this
+        venue carry the title ("Editor's comments" in every issue is a heading)."""
+        a, b = self.index.feats[i], self.index.feats[j]
+        if a.title != b.title or not a.venue or a.venue != b.venue:
+            return
+        for c in v.contributions:
+            if c.field is Field.TITLE and c.level == Title.COMMON:
+                feats = self.index.feats
+                carried = sum(1 for k in self.index.by_title.get(a.title, ())
+                              if feats[k].venue == a.venue)
+                if carried >= 2:
+                    same = c.note.startswith(f"{carried} different works")
+                    c.note = f"this title is carried by {carried} records in this venue" \
+                        + (f"; {c.note}" if c.note and not same else "")
+
+    def _feature_of(self, rec: Record) -> int:
+        for n, r in enumerate(self.index.feats.records):
+            if r is rec:
+                return n
+        self.add(rec)
+        return len(self.index.feats) - 1
+
+    # ------------------------------------------------------------ a candidate
+    def add(self, rec: Record) -> None:
+        """Index one more record (the weights are kept)."""
+        self.index.add(rec)
+        self._by_id = None
+        self.records.append(rec)
+        self.position[len(self.index.feats) - 1] = len(self.records) - 1
+
+    def matches(self, candidate: Record, threshold: float | None = None) -> list[Match]:
+        model = self.model
+        s = Features(candidate, -1)
+        out: list[tuple[float, int, Match]] = []
+        th = self.threshold if threshold is None else threshold
+        need, bound = self._need(th)
+        for j in sorted(self.index.candidates(s)):
+            other = self.index.feats[j]
+            if other.record is candidate or self._cannot_reach(s, other, need, bound):
+                continue
+            cmp = compare(s, other, series=self.index.series, common=self._common)
+            words = min(len(s.content_tokens), len(other.content_tokens))
+            v = _place_only(verdict(model.score(cmp, words), cmp.vetoes, th), model, cmp, words)
+            if v.duplicate:
+                out.append((-v.weight, self.position.get(j, j),
+                            Match(other.record, v.score, v.evidence, v.rule, v)))
+        out.sort(key=lambda t: (t[0], t[1]))
+        return [m for _, _, m in out]
+
+    # ------------------------------------------------------------ the library
+    def groups(self, distinct: Iterable[tuple[str, str]] = (),
+               progress: Callable[[int, int], None] | None = None) -> list[Group]:
+        skip = {pair_key(a, b) for a, b in distinct}
+        feats = self.index.feats
+
+        def report(done: float, start: int, width: int) -> None:
+            if progress is not None:
+                progress(start + int(width * done), 1000)
+
+        report(1, 0, 100)
+        kept = self._read_links(skip)
+        if kept is not None:
+            link_pairs, comparisons = kept
+            for pair, cmp in comparisons.items():
+                self._compared.setdefault(pair, cmp)
+            links = [(i, j, self.judge(i, j)) for i, j in link_pairs]
+        else:
+            links = self._links(skip, lambda d: report(d, 100, 400))
+        report(1, 0, 700)
+        judged: set[tuple[int, int]] = set()
+
+        def separated(x: int, y: int) -> object | None:
+            kx, ky = feats[x].record.key, feats[y].record.key
+            if skip and pair_key(kx, ky) in skip:
+                return Veto(VetoKind.MARKED, "marked as not duplicates")
+            judged.add((x, y) if x < y else (y, x))
+            v = self.judge(x, y, min(self.threshold, DEFAULT_THRESHOLD))
+            if v.vetoes:
+                return v.vetoes[0]
+            if v.score < CHAIN_FLOOR or (not v.duplicate and any(
+                    c.weight <= AGAINST for c in v.contributions)):
+                return v
+            return None
+
+        out = []
+        for c in cluster(len(feats), links, lambda v: v.weight, separated):
+            members = sorted(c.members, key=lambda n: self.position[n])
+            recs = [feats[n].record for n in members]
+            glinks = sorted(c.links, key=lambda t: (min(self.position[t[0]], self.position[t[1]]),
+                                                    max(self.position[t[0]],
+                                                        self.position[t[1]])))
+            notes = []
+            for i, j, x, y, why in c.apart:
+                text = str(why)
+                if isinstance(why, Verdict):
+                    worst = min(why.contributions, key=lambda c: c.weight, default=None)
+                    text = why.summary + (f"; {worst}" if worst is not None else "")
+                notes.append(f"{feats[i].record.key} ~ {feats[j].record.key} left apart: "
+                             f"{feats[x].record.key} / {feats[y].record.key}: {text}")
+            out.append(Group(recs, [Link(feats[i].record, feats[j].record, v)
+                                    for i, j, v in glinks],
+                             list(dict.fromkeys(notes))))
+        out.sort(key=lambda g: self._first_position(g))
+        if kept is None:
+            self._keep_links(skip, [(i, j) for i, j, _ in links], judged)
+        report(1, 0, 1000)
+        return out
+
+    def _links(self, skip: set[tuple[str, str]], progress: Callable[[float], None]
+               ) -> list[tuple[int, int, Verdict]]:
+        """The candidate pairs that match (no veto, the threshold reached), in
+        canonical order; pairs the cheap fields rule out are never compared in full."""
+        feats = self.index.feats
+        pairs = self.pairs(progress)
+        model = self.model
+        links: list[tuple[int, int, Verdict]] = []
+        prior_bits = math.log2(model.prior / (1 - model.prior))
+        need, bound = self._need(self.threshold)
+        compared = self._compared
+        for i, j in sorted(pairs):
+            if skip and pair_key(feats[i].record.key, feats[j].record.key) in skip:
+                continue
+            if (i, j) not in compared and self._ruled_out(i, j, need, bound):
+                continue
+            cmp = self.comparison(i, j)
+            if cmp.vetoes:
+                continue
+            words = min(len(feats[i].content_tokens), len(feats[j].content_tokens))
+            if model.total(cmp, words) - prior_bits < need:
+                continue
+            v = self.judge(i, j)
+            if v.duplicate:
+                links.append((i, j, v))
+        return links
+
+    def _pairs_compared(self) -> int:
+        """How many pairs were compared field by field (not read from the links cache)."""
+        return self._fresh
+
+    # ------------------------------------------------------------ the links cache
+    def _links_maker(self, skip: set[tuple[str, str]]) -> str:
+        """What the links depend on beyond the file's bytes: the threshold and the
+        pairs marked as not duplicates."""
+        marked = hashlib.blake2b("\n".join(sorted(f"{a}\t{b}" for a, b in skip)).encode(),
+                                 digest_size=10).hexdigest()
+        return f"{self._maker()}:{self.threshold!r}:{marked}"
+
+    def _read_links(self, skip: set[tuple[str, str]]
+                    ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], Comparison]] | None:
+        """The links :meth:`groups` found for this version of the file (same threshold,
+        same marked pairs), and the comparisons it judged them and their groups by."""
+        from ..store import cache
+
+        if self._digest is None or len(self.index.feats) != self._size:
+            return None
+        data = cache.read_derived("links", self._digest, self._links_maker(skip))
+        if data is None:
+            return None
+        n = self._size
+        try:
+            links = [(int(i), int(j)) for i, j in data["links"]]
+            comparisons = {}
+            for i, j, levels, shown, score, key, vetoes in data["comparisons"]:
+                if not (0 <= i < j < n) or len(levels) != len(FIELDS) \
+                        or len(shown) != len(FIELDS):
+                    return None
+                comparisons[(i, j)] = Comparison(
+                    tuple(levels), tuple(shown),
+                    tuple(Veto(VetoKind[kind], text) for kind, text in vetoes), score, key)
+        except (KeyError, TypeError, ValueError):
+            return None
+        if not all(p in comparisons for p in links):
+            return None
+        return links, comparisons
+
+    def _keep_links(self, skip: set[tuple[str, str]], links: list[tuple[int, int]],
+                    judged: set[tuple[int, int]]) -> None:
+        from ..store import cache
+
+        if self._digest is None or len(self.index.feats) != self._size \
+                or self._model is None:
+            return
+        rows = []
+        for pair in sorted(set(links) | judged):
+            cmp = self.comparison(*pair)
+            rows.append((pair[0], pair[1], tuple(map(int, cmp.levels)), cmp.shown,
+                         cmp.title_score, cmp.title_key,
+                         tuple((v.kind.name, v.text) for v in cmp.vetoes)))
+        cache.write_derived("links", self._digest, self._links_maker(skip),
+                            {"links": links, "comparisons": rows})
+
+    def _first_position(self, g: Group) -> int:
+        if self._by_id is None:
+            self._by_id = {id(r): self.position[n]
+                           for n, r in enumerate(self.index.feats.records)}
+        return self._by_id.get(id(g.records[0]), 0)
