@@ -79,13 +79,13 @@ def runs_html(runs, math) -> str:
 
 
 def pubcli_refs(bib: Path, style: Path) -> dict[str, str]:
-    from pubcli.exporters import csl
+    from pubcli.exporters import cslstyle
 
     lib = store.load(bib, use_cache=False, write_cache=False, display=True)
     recs = publications(lib.records)
     counts = Counter(r.key for r in recs)
     recs = [r for r in recs if counts[r.key] == 1]
-    styler = csl.Styler(style, cache=False)
+    styler = cslstyle.Styler(style, cache=False)
     [unit] = styler.bibliographies([recs], owner=None)
     from pubcli.exporters import mathml
 
@@ -156,7 +156,6 @@ def timings(sizes: list[int], styles: list[str], runs: int, seeds: list[int]) ->
     """Whole `pubcli export html --style S` processes: cold (empty cache), warm (cache
     filled), and after one entry changed (its year formatted again); medians of CPU
     seconds over ``runs`` runs and the generator ``seeds``."""
-    import shutil
     import statistics
     import subprocess
 

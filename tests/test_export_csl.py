@@ -409,3 +409,37 @@ def test_mla_page_writes_the_author_again_where_the_reference_before_is_not_thei
     fruit_group = area.split('id="by-area-fruit"')[1].split("</section>")[0]
     [fruit] = re.findall(r'<p class="cite">(.*?)</p>', fruit_group)
     assert fruit.startswith("Smith, Jane. <span") and "Bananas" in fruit and "———" not in fruit
+
+
+PREFIXES = r"""
+@book{gennep, author = {van Gennep, Arnold}, title = {Les rites de passage}, year = 1909,
+  publisher = {Nourry}, options = {useprefix}, langid = {french}}
+@book{beethoven, author = {van Beethoven, Ludwig}, title = {Letters}, year = 1909,
+  publisher = {Nourry}}
+@article{onarxiv, author = {Baez, John}, title = {Higher algebra}, year = 2004,
+  journal = {Theory and Applications of Categories}, eprint = {math/0307200},
+  archiveprefix = {arXiv}}
+@misc{said, author = {Mandel, Jan}, title = {A tutorial}, year = 2009,
+  howpublished = {arXiv:0901.3725v1 [physics.ao-ph]}, eprint = {0901.3725},
+  archiveprefix = {arXiv}}
+@patent{horn, author = {Almendro, Jos{\'e} L.}, title = {Signalhorn}, number = {EU-29702195U},
+  location = {countryfr and countryuk and countryde}, date = {1998-01-01}}
+"""
+
+
+def test_useprefix_and_arxiv_copies_follow_biblatex_and_say_things_once(cli, tmp_path):
+    lib = write(tmp_path / "p.bib", PREFIXES)
+    gennep, beethoven, onarxiv, said, horn = json.loads(export(cli, "csl-json", "-l", lib))
+    # biblatex's country keys are the countries' names
+    assert horn["publisher-place"] == "France; United Kingdom; Germany"
+    # options = {useprefix}: "van" is part of the family name, sorted and printed first
+    assert gennep["author"] == [{"family": "Gennep", "given": "Arnold",
+                                 "non-dropping-particle": "van"}]
+    assert beethoven["author"][0]["dropping-particle"] == "van"
+    # the data keep the arXiv copy of a journal article; a reference says it once
+    assert onarxiv["archive_location"] == "math/0307200"
+    # an entry naming its id itself is no made-up preprint (no "arXiv" publisher again)
+    assert said["type"] == "document" and said["publisher"] == "arXiv:0901.3725v1 [physics.ao-ph]"
+    text = cli("list", "--format", "text", "--style", "apa", "-l", lib).stdout
+    assert "van Gennep, A. (1909)" in text and "Beethoven, L. van. (1909)" in text
+    assert "arXiv (math/0307200)" not in text and text.count("arXiv:0901.3725") == 1

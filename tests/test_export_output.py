@@ -100,3 +100,27 @@ def test_html_to_a_pipe_and_markdown_to_a_terminal_are_fine(cli, library):
     assert r.exit_code == 0 and r.stdout.startswith("# Olatunji Ruwase")
     r = cli("export", "html", "-o", "-", "-l", library, env={"TTY_COMPATIBLE": "1"})
     assert r.exit_code == 2
+
+
+def test_a_page_failing_part_way_leaves_the_old_file_and_no_temporary_one(cli, library, tmp_path):
+    # the page is written as the template makes it: an error after the first entries
+    # must not leave half a page behind
+    page = tmp_path / "out" / "index.html"
+    page.parent.mkdir()
+    page.write_text("old page\n", encoding="utf-8")
+    tpl = write(tmp_path / "t.html.j2", "{% for e in page.entries %}{{ e.key }}\n"
+                                        "{% if loop.index == 3 %}{{ e.key.nope() }}{% endif %}"
+                                        "{% endfor %}")
+    r = cli("export", "html", "--template", tpl, "-o", page, "-l", library)
+    assert r.exit_code == 2 and "template error" in r.stderr and r.stderr.count("\n") == 1
+    assert page.read_text(encoding="utf-8") == "old page\n"
+    assert [p.name for p in page.parent.iterdir()] == ["index.html"]
+
+
+def test_streamed_text_keeps_crlf_across_chunks_and_cleans_controls():
+    from pubcli.cli.export_cmd import _encoded
+    from pubcli.render import clean
+
+    pieces = ["a\r", "\nb\x1b", "c\r", "\n", "d\re"]
+    out = b"".join(_encoded(pieces, clean, size=2)).decode("utf-8")
+    assert out == clean("".join(pieces)) == "a\r\nb\u241bc\r\nd\u240de"

@@ -19,8 +19,12 @@ from .read import Source
 from .writable import _check_written_key, check_value
 
 
-def _locate_fields(raw: str, src: Source) -> list[tuple[int, int, int]] | None:
-    """(name start, value start, value end) for each written field, or None."""
+_FIELD_AT = re.compile(r"[\s,]*([^\s=]+)\s*=\s*")  # a field's name (no space or = in one)
+
+
+def _locate_fields(raw: str, src: Source,
+                   written: tuple[tuple[str, str], ...] | None) -> list[tuple[int, int, int]] | None:
+    """(name start, value start, value end) for each ``written`` field, or None."""
     m = re.match(r"@\s*[^{(\s]+\s*[{(]\s*", raw)
     if not m:
         return None
@@ -28,13 +32,12 @@ def _locate_fields(raw: str, src: Source) -> list[tuple[int, int, int]] | None:
     if not raw.startswith(src.key_written, cursor):
         return None
     cursor += len(src.key_written)
-    written = src.written(raw)
     if written is None:
         return None
     spans = []
     for name, value in written:
-        fm = re.compile(r"[\s,]*(" + re.escape(name) + r")\s*=\s*").match(raw, cursor)
-        if not fm:
+        fm = _FIELD_AT.match(raw, cursor)
+        if not fm or fm.group(1) != name:
             return None
         vstart = fm.end()
         if not raw.startswith(value, vstart):
@@ -52,7 +55,8 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
     for name, value in new.fields.items():
         if old.fields.get(name) != value:
             check_value(new.key, name, value)
-    spans = _locate_fields(raw, src) if not src.read_only else None
+    written = src.written(raw) if not src.read_only else None  # read once, used twice
+    spans = _locate_fields(raw, src, written) if not src.read_only else None
     if spans is None:
         if src.read_only:
             raise ValidationError(f"entry '{old.key}' (line {old.line}) has a {src.read_only}; "
@@ -68,7 +72,7 @@ def patch_entry(raw: str, src: Source, old: Record, new: Record, macros: Mapping
         kpos = raw.find(src.key_written, tm.end() if tm else 0)
         edits.append((kpos, kpos + len(src.key_written), new.key))
     seen: set[str] = set()
-    written = src.written(raw) or ()
+    written = written or ()
     n = len(written)
     for i, ((name, _value_written), (nstart, vstart, vend)) in enumerate(zip(written, spans, strict=True)):
         lname = name.lower()

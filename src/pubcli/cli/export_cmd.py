@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, Iterable, Iterator, List, Optional
 
 import typer
 
@@ -114,11 +115,11 @@ def export_command(
         from pubcli.usecases.grouping import select
 
         chosen = select(records, filters)
-        data = csl_json.dumps(chosen, private=cfg.private_fields).encode("utf-8")
+        data: bytes | Iterator[bytes] = _encoded(csl_json.dump_chunks(chosen, private=cfg.private_fields))
         total = len(chosen)
     elif format in (ExportFormat.latex, ExportFormat.docx):
         from ..exporters import cv
-        from ..exporters.csl import styler as make_styler
+        from ..exporters.cslstyle import styler as make_styler
         from pubcli.usecases.grouping import select
 
         if to_stdout and format is ExportFormat.docx and common.stdout_is_terminal():
@@ -132,7 +133,7 @@ def export_command(
         total = len(select(records, filters))
     else:
         if style is not None or csl is not None:
-            from ..exporters.csl import styler as make_styler
+            from ..exporters.cslstyle import styler as make_styler
 
             styler = make_styler(style.value if style else None, csl)
         page = build_page(records, source_text=lambda r: store.source_text(lib, r),
@@ -140,20 +141,23 @@ def export_command(
                           owner=owner or cfg.owner, role=cfg.role, area_order=cfg.areas,
                           private_fields=cfg.private_fields, max_authors=cfg.max_authors,
                           styler=styler, stamp=_stamp() if stamp else None)
-        # control characters from field values (terminal escapes) never reach a text
-        # output: the one sanitiser of pubcli.render (the templates' markup has none)
-        data = render.clean(get(format.value).render(page, template)).encode("utf-8")
-        total = page.total
         if styler is not None:
             styler.save()
+        # control characters from field values (terminal escapes) never reach a text
+        # output: the one sanitiser of pubcli.render (the templates' markup has none);
+        # the page is written as the template makes it, never held whole
+        data = _encoded(get(format.value).chunks(page, template), render.clean)
+        total = page.total
     if to_stdout:
         out = getattr(sys.stdout, "buffer", None)
         sys.stdout.flush()
+        for chunk in [data] if isinstance(data, bytes) else data:
+            if out is not None:
+                out.write(chunk)
+            else:
+                sys.stdout.write(chunk.decode("utf-8"))
         if out is not None:
-            out.write(data)
             out.flush()
-        else:
-            sys.stdout.write(data.decode("utf-8"))
     else:
         assert output is not None
         out_file.write(output, data, library=path)
@@ -162,6 +166,31 @@ def export_command(
         common.note(f"{path} holds no publications yet; add one with 'pubcli add'")
     elif not total:
         common.note("no publications match")
+
+
+def _encoded(pieces: Iterable[str], clean: Callable[[str], str] | None = None,
+             size: int = 1 << 20) -> Iterator[bytes]:
+    """Text pieces as UTF-8 chunks of about ``size`` characters, each passed through
+    ``clean`` first; a CR ending a chunk waits for the next (CRLF is kept whole). The
+    first piece is made before anything is yielded, so that a template that cannot be
+    compiled fails before a byte is written."""
+    it = iter(pieces)
+    buf: list[str] = []
+    held = 0
+    first = next(it, None)
+    if first is None:
+        return
+    for piece in itertools.chain([first], it):
+        buf.append(piece)
+        held += len(piece)
+        if held >= size:
+            text = "".join(buf)
+            cut = len(text) - 1 if text.endswith("\r") else len(text)
+            buf, held = [text[cut:]], len(text) - cut
+            yield (clean(text[:cut]) if clean else text[:cut]).encode("utf-8")
+    text = "".join(buf)
+    if text:
+        yield (clean(text) if clean else text).encode("utf-8")
 
 
 def _stamp() -> str:

@@ -130,7 +130,7 @@ def _csl_listing(groups, format: ListFormat, style, csl, owner, by, private) -> 
     """--format csl-json, or the text listing in a citation style (--style/--csl)."""
     from .. import render
     from ..errors import ValidationError
-    from ..exporters import csl as cslmod
+    from ..exporters import csl as cslmod, cslstyle
     from pubcli.usecases.grouping import unique_records
 
     if format is ListFormat.csl_json:
@@ -140,9 +140,9 @@ def _csl_listing(groups, format: ListFormat, style, csl, owner, by, private) -> 
     if format is not ListFormat.text:
         raise ValidationError(f"--style and --csl apply to the text listing, "
                               f"not --format {format.value}")
-    styler = cslmod.styler(style.value if style else None, csl)
+    styler = cslstyle.styler(style.value if style else None, csl)
     assert styler is not None  # the caller comes here for --style or --csl only
-    text = cslmod.text_listing(groups, styler, owner,
+    text = cslstyle.text_listing(groups, styler, owner,
                                lambda name, n: render.heading(name, n, by), common.bold_style())
     return text
 

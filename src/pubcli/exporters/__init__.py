@@ -1,5 +1,5 @@
-"""Exporters: the publications page as HTML or Markdown; CSL-JSON and citation
-styles in :mod:`.csl`.
+"""Exporters: the publications page as HTML or Markdown; CSL-JSON in :mod:`.csl`,
+citation styles in :mod:`.cslstyle`.
 
 Three steps, each in its own place:
 
@@ -20,6 +20,7 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Iterator
 
 from ..errors import PubcliError, ValidationError
 from .style import PAGE_GROUPINGS, Page, build_page
@@ -41,6 +42,10 @@ class Exporter:
     def render(self, page: Page, template: str | Path | None = None) -> str:
         """The page as text, with the shipped template or the user's ``template`` file."""
         return render(self, page, template)
+
+    def chunks(self, page: Page, template: str | Path | None = None) -> Iterator[str]:
+        """:meth:`render` as pieces of text, made as the template runs."""
+        return render_chunks(self, page, template)
 
 
 EXPORTERS: dict[str, Exporter] = {
@@ -86,7 +91,37 @@ def _once_filter():
     return once
 
 
+def _bytecode_cache():
+    """Compiled templates kept in pubcli's private cache folder (compiling the page's
+    template costs more than rendering 200 entries); None when there is no folder of
+    ours. Jinja keys each by the template's name and source, and its own version."""
+    from jinja2 import FileSystemBytecodeCache
+
+    from pubcli.local import cachedir
+
+    if cachedir.disabled():
+        return None
+    root = cachedir.make_private_dir()
+    if root is None:
+        return None
+    folder = root / "templates"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    return FileSystemBytecodeCache(str(folder)) if cachedir.private(folder, is_dir=True) \
+        else None
+
+
 def render(exporter: Exporter, page: Page, template: str | Path | None = None) -> str:
+    return "".join(render_chunks(exporter, page, template))
+
+
+def render_chunks(exporter: Exporter, page: Page,
+                  template: str | Path | None = None) -> Iterator[str]:
+    """The page as pieces of text, made as the template runs (a 100k page is never
+    held whole); joined, :func:`render`'s text. A template error raises
+    :class:`TemplateError`, also part way through."""
     import jinja2
 
     backend = exporter.backend
@@ -94,11 +129,12 @@ def render(exporter: Exporter, page: Page, template: str | Path | None = None) -
     if path is not None and not path.is_file():
         raise TemplateError("template file not found", path=path)
     env = backend.environment(_loader(path.resolve().parent if path else None))
+    env.bytecode_cache = _bytecode_cache()
     env.filters["once"] = _once_filter()
     name = path.name if path else backend.TEMPLATE
     try:
         tpl = env.get_template(name)
-        return tpl.render(backend.context(page, env))
+        yield from tpl.generate(backend.context(page, env))
     except jinja2.TemplateSyntaxError as exc:
         raise TemplateError(f"template syntax error: {exc.message}",
                             path=exc.filename or path, line=exc.lineno) from None
@@ -108,5 +144,5 @@ def render(exporter: Exporter, page: Page, template: str | Path | None = None) -
         raise TemplateError("template is not UTF-8 text", path=path or name) from None
 
 
-__all__ = ["EXPORTERS", "Exporter", "get", "render", "build_page", "Page",
+__all__ = ["EXPORTERS", "Exporter", "get", "render", "render_chunks", "build_page", "Page",
            "PAGE_GROUPINGS", "TemplateError"]

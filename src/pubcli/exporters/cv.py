@@ -1,7 +1,7 @@
 """A CV's publication section as LaTeX or Word (docx), through pandoc.
 
 The publications grouped by type, then year (newest first), each reference in a
-citation style (:class:`~.csl.Styler`, one bibliography per year), the owner's
+citation style (:class:`~.cslstyle.Styler`, one bibliography per year), the owner's
 name in bold. pubcli writes the section as pandoc Markdown, every character of
 the references escaped, formulas as TeX math, and pandoc writes LaTeX (a
 fragment to ``\\input`` into a CV, headings ``\\section*``/``\\subsection*``)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Iterable
 
 from ..errors import WriteError
 
@@ -32,8 +33,9 @@ def refusal(output: Path, library: Path | None) -> str | None:
     return None
 
 
-def write(output: Path, data: bytes, *, library: Path | None = None) -> None:
-    """Write ``data`` to ``output`` atomically (folders created), unless it is the
+def write(output: Path, data: bytes | Iterable[bytes], *, library: Path | None = None) -> None:
+    """Write ``data`` (bytes, or chunks as they are made) to ``output`` atomically
+    (folders created), unless it is the
     library or an existing ``.bib`` file: then :class:`WriteError`, nothing written."""
     from .. import store
 

@@ -27,7 +27,7 @@ from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record
 from pubcli.schema.types import type_group_order
 
 if TYPE_CHECKING:
-    from .csl import Cite
+    from .cite import Cite
 from pubcli.schema.resources import AWARD_FIELD, resources
 from pubcli.schema import values
 from pubcli.text.view import owner_flags, view
@@ -286,13 +286,11 @@ def _detail(label: str, value: str) -> str:
 
 # ---------------------------------------------------------------- records to entries
 def public_bibtex(text: str, rec: Record, private: Sequence[str]) -> str:
-    """The entry's BibTeX as written, less its private fields (only their text goes)."""
+    """The entry's BibTeX as written, less its private fields (only their text goes:
+    the bibtex package's own edit of one entry, as a removal of those fields)."""
     drop = {f for f in rec.fields if f in private or f.startswith(PAGE_ONLY_PREFIX)}
     if not drop:
         return text
-    fast = _cut_fields(text, rec, drop)
-    if fast is not None:
-        return fast
     from .. import bibtex
     from ..errors import PubcliError
 
@@ -304,44 +302,6 @@ def public_bibtex(text: str, rec: Record, private: Sequence[str]) -> str:
                                    newline="\r\n" if "\r\n" in text else "\n")
     except PubcliError:
         return ""  # never show a private field: no BibTeX rather than all of it
-
-
-_FIELD_BEFORE: dict[str, re.Pattern] = {}
-
-
-def _cut_fields(text: str, rec: Record, drop: set[str]) -> str | None:
-    """The fast path of :func:`public_bibtex`: cut ``, name = value`` (the comma
-    before it, the field's own text) for each dropped field, found by its value
-    exactly as written with its name just before. None when any is not found so."""
-    src = rec.source
-    if src is None or src.read_only:
-        return None
-    cuts = []
-    for name, value in src.written(text) or ():
-        if name.lower() not in drop:
-            continue
-        pat = _FIELD_BEFORE.get(name)
-        if pat is None:
-            pat = _FIELD_BEFORE[name] = re.compile(r",\s*" + re.escape(name) + r"\s*=\s*\Z")
-        at = text.rfind(value)
-        while at > 0:
-            m = pat.search(text, max(0, at - len(name) - 64), at)
-            if m:
-                cuts.append((m.start(), at + len(value)))
-                break
-            at = text.rfind(value, 0, at)
-        else:
-            return None
-    if len(cuts) != len(drop):
-        return None
-    out, pos = [], 0
-    for start, end in sorted(cuts):
-        if start < pos:
-            return None
-        out.append(text[pos:start])
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
 
 
 Author = tuple[str, bool]
@@ -458,7 +418,7 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
 
     ``by`` lists the groupings, each a name or two joined by a comma ("type,year",
     nested); ``private_fields`` are left out of the BibTeX shown; ``styler`` (a
-    :class:`~.csl.Styler`) adds each entry's reference in a citation style."""
+    :class:`~.cslstyle.Styler`) adds each entry's reference in a citation style."""
     # newest first; records of the same month keep their order in the file
     chosen = sorted(select(records, filters), key=lambda r: (-(r.year or 0), -(r.month or 0)))
     private = tuple(dict.fromkeys((*PRIVATE_FIELDS, *private_fields)))

@@ -15,6 +15,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 from ..errors import LibraryNotFound, LibraryReadError, WriteError
 
@@ -77,9 +78,10 @@ def replaced_since(count: int) -> list[Path]:
     return list(dict.fromkeys(_REPLACED[count:]))
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that readers see the old or the new file, never
-    a mix. A symlink stays a symlink: its target is replaced."""
+def atomic_write(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Replace ``path`` with ``data`` (bytes, or chunks of bytes written as they come:
+    a whole-library export is never held in memory) so that readers see the old or the
+    new file, never a mix. A symlink stays a symlink: its target is replaced."""
     real = Path(os.path.realpath(path))
     folder = real.parent
     owner = None
@@ -105,7 +107,11 @@ def atomic_write(path: Path, data: bytes) -> None:
                          f"{exc.strerror or exc}; nothing was written", path=path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                fh.write(data)
+            else:
+                for chunk in data:
+                    fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
         if owner is not None and owner != (os.geteuid(), os.getegid()):
