@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from pubcli import store  # noqa: E402
 from pubcli.exporters import pandoc  # noqa: E402
-from pubcli.schema.inherit import publications
-from pubcli.exporters.styles import STYLE_DIR, STYLES
+from pubcli.schema.inherit import publications  # noqa: E402
+from pubcli.exporters.styles import STYLE_DIR, STYLES  # noqa: E402
 
 _ENTRY = re.compile(r'<div id="ref-([^"]*)" class="csl-entry"[^>]*>(.*?)</div>\s*(?=<div id="ref-|</div>\s*$)',
                     re.S)
@@ -90,7 +90,7 @@ def pubcli_refs(bib: Path, style: Path) -> dict[str, str]:
     from pubcli.exporters import mathml
 
     tex = sorted({s.text for _, c in unit for part in c for s in part if s.math})
-    math = dict(zip(tex, mathml.to_mathml(tex)))
+    math = dict(zip(tex, mathml.to_mathml(tex), strict=True))
     return {rec.key: normal(runs_html([s for part in c for s in part], math))
             for rec, c in unit}
 

@@ -603,7 +603,7 @@ def test_empty_library_gives_an_empty_page(cli, tmp_path):
 
 def test_registry_names_every_format():
     assert sorted(EXPORTERS) == ["html", "markdown"]
-    assert get("html").suffix == ".html"
+    assert get("html").backend.TEMPLATE != get("markdown").backend.TEMPLATE
     from pubcli.errors import PubcliError
     with pytest.raises(PubcliError, match="unknown export format 'pdf'"):
         get("pdf")

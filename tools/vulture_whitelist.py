@@ -14,6 +14,15 @@ _.context_class
 bash
 zsh
 fish
+# what the page templates read of an entry and the page (Jinja attributes)
+award
+authors_shown
+authors_more
+tab_label
+generator
+# Jinja's environment option; a package's own docstring
+_.bytecode_cache
+_.__doc__
 # fields of public records: a biblatex date range, an area resolution, an entry's link
 end_year
 end_month

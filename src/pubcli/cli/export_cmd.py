@@ -7,12 +7,13 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional
+from collections.abc import Callable, Iterable, Iterator
 
 import typer
 
 from pubcli.exporters.styles import CitationStyle
 from . import common
+from datetime import UTC
 
 
 class ExportFormat(str, Enum):
@@ -39,31 +40,31 @@ def export_command(
                                                "(a CV's publication section, by type and "
                                                "year, in a style: --style, default apa).",
                                           show_default=False),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE",
+    output: Path | None = typer.Option(None, "--output", "-o", metavar="FILE",
                                           help="Write the page here (folders are created); "
                                                "default: standard output."),
-    by: Optional[List[str]] = typer.Option(
+    by: list[str] | None = typer.Option(
         None, "--by", "-b", metavar="year|area|type[,year|area|type]",
         help="Groupings to show, in this order (repeatable; two joined by a comma nest: "
              "type,year). Default: year, area, type for HTML; year for Markdown."),
-    area: Optional[List[str]] = common.AreaOpt,
-    type_: Optional[List[str]] = common.TypeOpt,
-    year: Optional[str] = common.YearOpt,
-    author: Optional[List[str]] = common.AuthorOpt,
-    search: Optional[str] = common.SearchOpt,
-    owner: Optional[str] = typer.Option(None, "--owner",
+    area: list[str] | None = common.AreaOpt,
+    type_: list[str] | None = common.TypeOpt,
+    year: str | None = common.YearOpt,
+    author: list[str] | None = common.AuthorOpt,
+    search: str | None = common.SearchOpt,
+    owner: str | None = typer.Option(None, "--owner",
                                         help="Name shown as the page owner and highlighted in "
                                              "author lists (default: owner in pubcli.toml)."),
-    template: Optional[Path] = typer.Option(None, "--template", metavar="FILE",
+    template: Path | None = typer.Option(None, "--template", metavar="FILE",
                                             help="Your own Jinja2 template instead of the "
                                                  "shipped one (it may extend "
                                                  "'pubcli/page.html.j2')."),
-    style: Optional[CitationStyle] = StyleOpt,
-    csl: Optional[Path] = CslOpt,
+    style: CitationStyle | None = StyleOpt,
+    csl: Path | None = CslOpt,
     stamp: bool = typer.Option(False, "--stamp",
                                help="Add the date of the export (UTC, or $SOURCE_DATE_EPOCH). "
                                     "Without it the same library gives the same bytes."),
-    library: Optional[Path] = common.LibraryOpt,
+    library: Path | None = common.LibraryOpt,
 ) -> None:
     """Export the publications page: owner, featured papers, lists by year, area, type.
 
@@ -194,19 +195,19 @@ def _encoded(pieces: Iterable[str], clean: Callable[[str], str] | None = None,
 
 
 def _stamp() -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from ..errors import ValidationError
 
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch:
         try:
-            when = datetime.fromtimestamp(int(epoch), timezone.utc)
+            when = datetime.fromtimestamp(int(epoch), UTC)
         except (ValueError, OverflowError, OSError):
             raise ValidationError(f"SOURCE_DATE_EPOCH must be a Unix time, got {epoch!r}") \
                 from None
     else:
-        when = datetime.now(timezone.utc)
+        when = datetime.now(UTC)
     return when.strftime("%Y-%m-%d")
 
 

@@ -11,7 +11,7 @@ Three steps, each in its own place:
    environment the templates run in (autoescaping always on).
 
 The registry :data:`EXPORTERS` maps a format name to its backend module, which
-defines ``NAME``, ``TEMPLATE``, ``environment(loader)`` and ``context(page, env)``.
+defines ``TEMPLATE``, ``environment(loader)`` and ``context(page, env)``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Iterator
+from collections.abc import Iterator
 
 from ..errors import PubcliError, ValidationError
 from .style import PAGE_GROUPINGS, Page, build_page
@@ -32,8 +32,6 @@ TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 class Exporter:
     name: str
     module: str          # backend module inside this package
-    media_type: str
-    suffix: str
 
     @property
     def backend(self) -> ModuleType:
@@ -49,8 +47,8 @@ class Exporter:
 
 
 EXPORTERS: dict[str, Exporter] = {
-    "html": Exporter("html", "html", "text/html", ".html"),
-    "markdown": Exporter("markdown", "markdown", "text/markdown", ".md"),
+    "html": Exporter("html", "html"),
+    "markdown": Exporter("markdown", "markdown"),
 }
 
 

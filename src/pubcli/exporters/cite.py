@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
+from collections.abc import Sequence
 
 from pubcli.schema.names import parse_name
 from .style import Span
@@ -99,7 +100,7 @@ def _bold(runs: Sequence[Span], spans: list[tuple[int, int]]) -> list[Span]:
             pos += n
             continue
         cuts = sorted({0, n, *(min(max(x - pos, 0), n) for s in spans for x in s)})
-        for s, e in zip(cuts, cuts[1:]):
+        for s, e in zip(cuts, cuts[1:], strict=False):
             inside = any(a <= pos + s and pos + e <= b for a, b in spans)
             out.append(r._replace(text=r.text[s:e], strong=r.strong or inside))
         pos += n

@@ -15,7 +15,8 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
+from collections.abc import Sequence
 
 from . import pandoc
 from .style import Span

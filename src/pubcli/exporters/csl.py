@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from pubcli.schema import values
 from pubcli.schema.identifiers import arxiv_of

@@ -19,7 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..errors import PubcliError, ValidationError
 from pubcli.schema.model import Record
@@ -154,19 +154,19 @@ class Styler:
         pandoc.find()  # no pandoc: one line saying how to get it, before any work
         cache = self._load_cache()
         keys = [self._key(u, private) for u in units]
-        todo = {k: u for k, u in zip(keys, units) if k not in cache.units}
+        todo = {k: u for k, u in zip(keys, units, strict=True) if k not in cache.units}
         if todo:
             self._format([self._prepare(u, private) for u in todo.values()], cache)
         pattern = owner_pattern(owner) if owner else None
         out = []
-        for key, unit in zip(keys, units):
+        for key, unit in zip(keys, units, strict=True):
             cache.used.add(key)
             by_id = {ident: rec for rec, ident in unique_ids(unit)}
             out.append([(by_id[ident], build_cite([Span(*r) for r in runs], title, pattern))
                         for ident, runs, title in cache.units[key] if ident in by_id])
         return out
 
-    def alone(self) -> "Styler | None":
+    def alone(self) -> Styler | None:
         """This style without its subsequent-author-substitute ("———" for the author of
         the reference before): for a reference shown apart from the one before it in
         its bibliography. None when the style substitutes nothing."""
@@ -226,7 +226,7 @@ class Styler:
         refs = format_bibliography(allitems, self.path, locale=self.locale)
         per: dict[str, list] = {d: [] for d, *_ in batch}
         info = {(d, it["id"]): (it, math) for d, items_, maths, _ in batch
-                for it, math in zip(items_, maths)}
+                for it, math in zip(items_, maths, strict=True)}
         for ref in refs:
             digest, ident = where[ref.id]
             per[digest].append(_stored(ident, ref.runs, *info[(digest, ident)]))
@@ -349,7 +349,7 @@ def text_listing(groups: Sequence[tuple[str, Sequence[Record]]], styler: Styler,
     group's heading, ``bold`` the owner's name."""
     lines: list[str] = []
     units = styler.bibliographies([list(recs) for _, recs in groups], owner)
-    for (name, recs), unit in zip(groups, units):
+    for (name, recs), unit in zip(groups, units, strict=True):
         if lines:
             lines.append("")
         if name:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from pubcli.schema.model import Record
 from .style import Entry, Page, Span, build_page

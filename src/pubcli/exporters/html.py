@@ -12,14 +12,13 @@ import base64
 import hashlib
 import re
 from functools import lru_cache
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from markupsafe import Markup, escape
 
 from ..errors import ValidationError
 from .style import Page, Span
 
-NAME = "html"
 REF_AUTHORS = 1  # authors a listing shows before "et al." until the script fills it in
 TEMPLATE = "page.html.j2"
 STYLE = "_page.css.j2"
@@ -157,7 +156,7 @@ def page_mathml(page: Page) -> dict[str, str]:
     except pandoc.PandocMissing:
         return {}
     tex = sorted(found)
-    return {t: m for t, m in zip(tex, mathml.to_mathml(tex)) if m and _safe_mathml(m)}
+    return {t: m for t, m in zip(tex, mathml.to_mathml(tex), strict=True) if m and _safe_mathml(m)}
 
 
 def facets(e, page) -> Markup:

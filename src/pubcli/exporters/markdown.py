@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from markupsafe import Markup
 
 from .style import Entry, Link, Span
 
-NAME = "markdown"
 TEMPLATE = "page.md.j2"
 
 _SPECIAL_CHARS = "\\`*_[]<>|~$#&"
@@ -65,7 +64,7 @@ def finalize(value: object) -> object:
 
 def url(value: str) -> Markup:
     """A link destination: characters that end or break one are percent-encoded."""
-    return Markup(_URL_UNSAFE.sub(lambda m: "%%%02X" % ord(m.group(0)), value))
+    return Markup(_URL_UNSAFE.sub(lambda m: f"%{ord(m.group(0)):02X}", value))
 
 
 def _math(text: str) -> str:

@@ -8,7 +8,7 @@ formula pandoc cannot convert comes back as None, and the page shows its TeX.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import pandoc
 
@@ -36,7 +36,7 @@ def to_mathml(formulas: Sequence[str]) -> list[str | None]:
     paras = [p.strip() for p in _PARA.findall(out)]
     if len(paras) != len(bodies):
         return [_one(b) for b in bodies]
-    return [p if b and _INLINE.match(p) else None for b, p in zip(bodies, paras)]
+    return [p if b and _INLINE.match(p) else None for b, p in zip(bodies, paras, strict=True)]
 
 
 def _one(b: str) -> str | None:

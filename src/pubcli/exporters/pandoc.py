@@ -15,7 +15,8 @@ import shutil
 import subprocess
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
+from collections.abc import Sequence
 
 from ..errors import PubcliError
 
@@ -39,10 +40,6 @@ class Pandoc(NamedTuple):
     @property
     def version(self) -> tuple[int, ...]:
         return _checked_version(self.path)
-
-    @property
-    def version_text(self) -> str:
-        return ".".join(map(str, self.version))
 
 
 def _wheel_binary() -> str | None:

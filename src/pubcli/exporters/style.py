@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import quote
 
 from pubcli.usecases.grouping import Filters, group, select
@@ -109,7 +110,7 @@ class Group:
     name: str
     slug: str
     entries: list[Entry]
-    children: list["Group"] = field(default_factory=list)  # nested grouping (type,year)
+    children: list[Group] = field(default_factory=list)  # nested grouping (type,year)
 
     @property
     def count(self) -> int:
@@ -363,7 +364,7 @@ def entry(rec: Record, owner: str | None, bibtex: str, *,
     title_url = next((lk.url for lk in links if lk.label in ("DOI", "URL")), None)
     title = rich(rec.title)
     flags = owner_flags(v.raw_names, owner)
-    authors = list(zip(v.authors, flags))
+    authors = list(zip(v.authors, flags, strict=True))
     shown, more = split_authors_shown(authors, max_authors)
     return Entry(
         key=rec.key, type=rec.type, type_group=v.type_group, year=v.year,

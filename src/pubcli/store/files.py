@@ -15,7 +15,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..errors import LibraryNotFound, LibraryReadError, WriteError
 
