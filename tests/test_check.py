@@ -287,3 +287,16 @@ def test_the_pre_commit_hook_runs_check_on_the_files_it_is_given(cli, tmp_path, 
     assert cli(*entry[1:], clean).exit_code == 0
     r = cli(*entry[1:], clean, bad_lib)
     assert r.exit_code == 1 and str(bad_lib) in r.stdout
+
+
+def test_a_field_written_twice_is_named_as_data_whatever_the_reason_text(tmp_path):
+    from pubcli import bibtex, store
+    from pubcli.usecases.checks import check
+
+    lib = tmp_path / "library.bib"
+    lib.write_text("@misc{a,\n  title = {T},\n  Title = {U},\n  note = {n},\n  note = {m},\n}\n",
+                   encoding="utf-8")
+    found = [f for f in check(store.load(lib)) if f.code == "duplicate-field"]
+    assert [(f.key, f.field) for f in found] == [("a", "note, title")]
+    assert bibtex.duplicated_fields(bibtex.duplicate_reason(["b", "a"])) == ("a", "b")
+    assert bibtex.duplicated_fields(bibtex.UNREAD) == ()

@@ -51,3 +51,14 @@ def test_a_long_json_listing_comes_in_pieces_that_join_to_the_whole(monkeypatch)
         groups = group(records, by)
         pieces = list(json_chunks(groups, by))
         assert len(pieces) > 4 and "".join(pieces) == expected(groups, by)
+
+
+def test_a_terminal_listing_shows_simple_math_as_unicode(cli, tmp_path):
+    from .conftest import write
+
+    lib = write(tmp_path / "library.bib", "@article{m2020,\n  title = {Sorting in $O(n^2)$ "
+                "Time},\n  author = {Ann Lee},\n  journal = {J},\n  year = {2020},\n}\n")
+    shown = cli("list", "--no-pager", "-l", lib, env={"TTY_COMPATIBLE": "1", "COLUMNS": "120"})
+    assert "Sorting in O(n²) Time" in shown.stdout and "$" not in shown.stdout
+    piped = cli("list", "--format", "json", "-l", lib).stdout
+    assert "$O(n^2)$" in piped  # machine formats keep the TeX

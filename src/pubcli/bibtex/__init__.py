@@ -11,13 +11,14 @@ write an unchanged file back byte for byte.
 from .command import MONTH_MACROS, evaluate, read_plain, written_fields
 from .form import (DEFAULT_FORM, Form, format_entry, format_value, format_written, in_form,
                    normalise, rewrite_written)
-from .read import KEYLESS, UNREAD, Failed, Parsed, Source, parse
+from .read import (DUPLICATE, KEYLESS, UNREAD, Failed, Parsed, Source, duplicate_reason,
+                   duplicated_fields, parse)
 from .writable import (CITABLE_KEY_RE, FIELD_NAME_RE, KEY_RE, READ_KEY_RE, braces_balanced,
                        check_key, check_value, writable)
 from .write import detect_indent, patch_entry
 
-__all__ = ["CITABLE_KEY_RE", "DEFAULT_FORM", "FIELD_NAME_RE", "KEYLESS", "KEY_RE",
-           "MONTH_MACROS", "READ_KEY_RE", "UNREAD", "Failed", "Form", "Parsed", "Source",
+__all__ = ["CITABLE_KEY_RE", "DEFAULT_FORM", "FIELD_NAME_RE", "DUPLICATE", "KEYLESS", "KEY_RE",
+           "MONTH_MACROS", "READ_KEY_RE", "UNREAD", "Failed", "Form", "Parsed", "Source", "duplicate_reason", "duplicated_fields",
            "braces_balanced", "check_key", "check_value", "detect_indent", "evaluate",
            "format_entry", "format_value", "format_written", "in_form", "normalise", "parse",
            "patch_entry", "read_plain", "rewrite_written", "writable", "written_fields"]

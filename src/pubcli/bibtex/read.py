@@ -36,7 +36,7 @@ What pubcli adds to BibTeX's reading is caution, never another reading:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pubcli.local import gcpause
@@ -64,6 +64,21 @@ KEYLESS = "no citation key"
 #: how Source.read_only starts for an entry BibTeX does not read as one (it lies inside
 #: a broken entry before it): shown, kept as written, never written into
 UNREAD = "BibTeX does not read this entry"
+#: how Source.read_only starts for an entry that writes a field twice
+DUPLICATE = "duplicate field"
+
+
+def duplicate_reason(names: Iterable[str]) -> str:
+    """Source.read_only for an entry writing ``names`` twice: "duplicate field (a, b)"."""
+    return f"{DUPLICATE} ({', '.join(sorted(names))})"
+
+
+def duplicated_fields(read_only: str) -> tuple[str, ...]:
+    """The fields an entry writes twice, from its Source.read_only (() for any other
+    reason): the one reading of what :func:`duplicate_reason` wrote."""
+    if not read_only.startswith(DUPLICATE + " ("):
+        return ()
+    return tuple(read_only[len(DUPLICATE) + 2:].rstrip(")").split(", "))
 
 
 @dataclass(slots=True)
@@ -368,7 +383,7 @@ class _Reader:
         if shadowed:
             read_only = self.shadow_why
         elif dups:
-            read_only = f"duplicate field ({', '.join(sorted(dups))})"
+            read_only = duplicate_reason(dups)
         elif not key:
             read_only = KEYLESS
         for name in dict.fromkeys(undefined):

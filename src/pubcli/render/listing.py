@@ -32,6 +32,16 @@ TABLE_MIN_WIDTH = 80  # narrower terminals get the stacked layout
 _TITLE_SHARE = 5 / 14  # the title column's share of a table's width (ratios 5:3:2:2 + year)
 
 
+
+def _shown_title(v) -> str:
+    """A title as a terminal shows it: simple TeX math as Unicode (``$O(n^2)$`` ->
+    "O(n²)", :func:`pubcli.text.math.terminal_text`); machine formats keep ``$...$``."""
+    if "$" not in v.title:
+        return v.title
+    from pubcli.text.math import terminal_text
+
+    return terminal_text(v.rec.fields.get("title", "")) or v.title
+
 def heading(name: str, count: int, by: GroupBy) -> str:
     noun = "publication" if count == 1 else "publications"
     if by is GroupBy.none or not name:
@@ -91,7 +101,7 @@ def tables(groups: Groups, by: GroupBy, owner: str | None = None) -> list:
             authors = Text()
             for seg, is_owner in _author_segments(v, owner):
                 authors.append(seg, style="bold" if is_owner else None)
-            title = Text(clean(v.title) or "(no title)")
+            title = Text(clean(_shown_title(v)) or "(no title)")
             if v.featured:
                 title.append(" ★", style="yellow")
             title.append("\n" + clean(v.key), style="dim")  # the key, for tag/dedupe commands
@@ -117,7 +127,7 @@ def stacked(groups: Groups, by: GroupBy, owner: str | None = None, *, width: int
         lines.append(bold(heading(name, len(recs), by)))
         for rec in recs:
             v = view(rec)
-            title = (clean(v.title) or "(no title)") + (" ★" if v.featured else "")
+            title = (clean(_shown_title(v)) or "(no title)") + (" ★" if v.featured else "")
             lines.extend(first.wrap(f"{str(v.year or '----'):<4}  {title}"))
             authors = "".join(bold(s) if o else s for s, o in _author_segments(v, owner))
             where = " · ".join(x for x in (clean(v.venue), clean(", ".join(v.areas))) if x)

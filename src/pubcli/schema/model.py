@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from collections.abc import Iterable, Mapping
 
 # The data model and the value rules live in schema and values; they are re-exported
@@ -27,6 +27,7 @@ from pubcli.schema.values import parse_date, parse_month, parse_year
 from pubcli.text.fold import fold
 
 if TYPE_CHECKING:
+    from pubcli.bibtex.read import Source  # where an entry's text sits (the reader's)
     from pubcli.text.display import Row
 
 AREA_FIELD = "keywords"
@@ -93,7 +94,7 @@ class Record:
     __slots__ = ("key", "type", "fields", "line", "source", "row")
 
     def __init__(self, key: str, type: str, fields: Mapping[str, str] | None = None,
-                 line: int = 0, source: Any = None) -> None:
+                 line: int = 0, source: Source | None = None) -> None:
         self.key = key
         self.type = type.lower()
         self.fields: dict[str, str] = dict(fields or {})
@@ -103,7 +104,7 @@ class Record:
 
     @classmethod
     def restore(cls, key: str, type: str, fields: dict[str, str], line: int,
-                source: Any) -> Record:
+                source: Source | None) -> Record:
         """A record from values already in shape (a lower-case type, a fields dict of its
         own): the store's cache builds 100k of them, and ``__init__``'s copies cost."""
         rec = cls.__new__(cls)

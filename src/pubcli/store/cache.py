@@ -218,8 +218,10 @@ def pack_records(records: list[Record], text: str,
     for i in indices:
         rec = records[i]
         src = rec.source
+        assert src is not None, "a loaded record knows where its text sits"
         if i:
             prev = records[i - 1].source
+            assert prev is not None
             prev_end = prev.end
             lines_before = records[i - 1].line - 1 + text.count("\n", prev.start, prev.end)
         else:

@@ -237,6 +237,7 @@ def rebase(library: Library, text: str, plan: Plan) -> None:
 
 def _placed(parsed: Record, start: int, newline: str) -> bibtex.Source:
     src = parsed.source
+    assert src is not None, "a parsed record knows where its text sits"
     return bibtex.Source(start + src.start, start + src.end, src.type_written, src.key_written,
                          None, newline, src.read_only)
 

@@ -38,7 +38,6 @@ What is checked (``code``, severity):
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 from collections.abc import Iterable, Sequence
 
@@ -113,9 +112,9 @@ def _load_problems(library: Library) -> Iterable[Finding]:
                           f"entry '{rec.key}': {why}; pubcli shows it but leaves its text "
                           "alone", WARNING)
         elif why:
-            m = re.match(r"duplicate fields? \(?([^()]+)\)?$", why)
-            yield Finding(rec.line, rec.key, m.group(1) if m else None,
-                          "duplicate-field" if m else "parse-warning",
+            dups = bibtex.duplicated_fields(why)
+            yield Finding(rec.line, rec.key, ", ".join(dups) if dups else None,
+                          "duplicate-field" if dups else "parse-warning",
                           f"entry '{rec.key}' has a {why}; the first value is used", WARNING)
         seen = first.setdefault(rec.key.casefold(), rec)
         if seen is not rec:
