@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from pubcli.usecases import listing as listings
 from pubcli.usecases import adding as entries, importing as importers
 from pubcli import store
 from pubcli.local.config import Config
@@ -160,9 +161,9 @@ def test_a_new_key_with_control_characters_is_refused(cli, empty):
 
 
 def test_plan_keeps_keys_the_writer_takes_and_says_why_others_change():
-    items = [importers.Item(entries.Record("has space", "misc", {"title": "One"}), 1),
-             importers.Item(entries.Record("free", "misc", {"title": "Two"}), 5),
-             importers.Item(entries.Record("FREE", "misc", {"title": "Three"}), 9)]
+    items = [listings.Item(entries.Record("has space", "misc", {"title": "One"}), 1),
+             listings.Item(entries.Record("free", "misc", {"title": "Two"}), 5),
+             listings.Item(entries.Record("FREE", "misc", {"title": "Three"}), 9)]
     out = importers.plan(items, [])
     assert [o.record.key for o in out] == ["one", "free", "FREEa"]
     warnings = importers.outcome_warnings(out, "in.bib")

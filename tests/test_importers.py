@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from pubcli.usecases import importing as importers
+from pubcli.usecases import listing as listings
 from pubcli.text import encode
 from pubcli.schema import names
 from pubcli import store
 from pubcli.local.config import Config
 from pubcli.errors import PubcliError, ValidationError
-from pubcli.usecases.importing import Item
+from pubcli.usecases.listing import Item
 from pubcli.text.latex import to_text
 from pubcli.text.fold import fold
 from pubcli.schema.model import Record
@@ -38,7 +39,7 @@ def last_words(r: Record) -> list[str]:
 
 @pytest.fixture(scope="module")
 def seed():
-    return importers.parse_listing(SEED_PAGE.read_text(encoding="utf-8"))
+    return listings.parse_listing(SEED_PAGE.read_text(encoding="utf-8"))
 
 
 def test_seed_page_blocks_are_all_found(seed):
@@ -111,7 +112,7 @@ def test_listing_variants():
         "2017",
         "CMU-CS-TR-17-101 | March 2017",
     ])
-    listing = importers.parse_listing(text)
+    listing = listings.parse_listing(text)
     recs = [it.record for it in listing.items]
     assert [r.type for r in recs] == ["article", "inproceedings"]
     art = recs[0]
@@ -156,7 +157,7 @@ def test_protect_case(title, expected):
 
 
 def test_latex_specials_are_escaped():
-    listing = importers.parse_listing("Q&A at 100% for C#\nAna Costa\nMay 2020\n")
+    listing = listings.parse_listing("Q&A at 100% for C#\nAna Costa\nMay 2020\n")
     assert listing.items[0].record.title == "Q\\&A at 100\\% for C\\#"
 
 
@@ -270,7 +271,7 @@ SCHOLAR = ("Attention is all you need\n"
 
 
 def test_google_scholar_venue_lines_parse():
-    listing = importers.parse_listing(SCHOLAR)
+    listing = listings.parse_listing(SCHOLAR)
     attention, deep, undated = listing.items
     assert attention.record.type == "inproceedings" and attention.record.fields == {
         "author": "Vaswani, A and Shazeer, N and Parmar, N and Uszkoreit, J and Jones, L "
@@ -287,7 +288,7 @@ def test_google_scholar_venue_lines_parse():
 
 
 def test_a_scholar_like_line_is_a_date_line_only_below_authors():
-    listing = importers.parse_listing("Lessons Learned, 2017\nAna Costa, Jan Novak\n"
+    listing = listings.parse_listing("Lessons Learned, 2017\nAna Costa, Jan Novak\n"
                                       "ICML 2018 | July 2018\n")
     [item] = listing.items
     assert item.record.title == "Lessons Learned, 2017" and item.record.year == 2018
