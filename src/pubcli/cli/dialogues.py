@@ -247,7 +247,7 @@ def ask_near(outcome, which: str, where: str) -> str:
     different one (DIFFERENT), or later ("")."""
     from pubcli.render.entry import field_text
     from pubcli.render.text import one_line
-    from pubcli.usecases import importing as importers
+    from pubcli.usecases import triage
 
     def brief(rec) -> str:
         first = field_text("author", rec.fields.get("author", "")).split("; ")[0]
@@ -263,7 +263,7 @@ def ask_near(outcome, which: str, where: str) -> str:
                      f"  {brief(m.record)}\n")
     answer = choose("the same work: skip it (s); a different work: add it (a); later (l)",
                     ["s", "a", "l"], "l")
-    return {"s": importers.SAME, "a": importers.DIFFERENT}.get(answer, "")
+    return {"s": triage.SAME, "a": triage.DIFFERENT}.get(answer, "")
 
 
 def ask_merge(group, show: Callable[[], None]):
