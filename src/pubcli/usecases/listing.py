@@ -305,6 +305,6 @@ def _record(title: str, authors: Sequence[str], date: DateLine | None,
     doi = values.parse_doi(details.get("doi"))
     if doi:
         fields["doi"] = doi
-    from pubcli.usecases.adding import order_fields
+    from pubcli.usecases.newentry import order_fields
 
     return Record("", entry_type, order_fields(fields))
