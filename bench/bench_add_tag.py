@@ -110,6 +110,7 @@ def phases(source: Path, n: int) -> dict[str, dict[str, float]]:
     seconds of each (the plan is the core function the command calls)."""
     sys.path.insert(0, str(ROOT / "src"))
     from pubcli.usecases import areas, adding as entries
+    from pubcli.usecases import newentry
     from pubcli.local import config
     from pubcli import store
 
@@ -129,7 +130,7 @@ def phases(source: Path, n: int) -> dict[str, dict[str, float]]:
             return value
 
         lib = clock("add.load", lambda: store.load(lib_path))
-        opts = entries.EntryOptions(
+        opts = newentry.EntryOptions(
             type="inproceedings", title="Benchmarking Quixotic Zebras Across Frozen Lakes",
             authors=["Zed Quill"], year="2025", venue="BenchConf 2025")
         plan = clock("add.plan", lambda: entries.plan_add(lib.records, opts, cfg))

@@ -39,7 +39,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.src:
         sys.path.insert(0, str(args.src.resolve()))
-    from pubcli.usecases import checks, adding as entries, importing as importers
+    from pubcli.usecases import checks, adding as entries, importing as importers, triage
     from pubcli.local import config
     from pubcli import store
     from pubcli.errors import PubcliError
@@ -77,7 +77,7 @@ def main() -> int:
                 continue
             for o in plan.outcomes:
                 outcomes[o.status] += 1
-                if o.status == importers.INVALID:
+                if o.status == triage.INVALID:
                     if o.record.type in KNOWN_TYPES:  # not bib2gls glossaries' @entry...
                         outcomes["invalid, of a BibTeX/biblatex type"] += 1
                     why = re.sub(r"'[^']*'", "'…'", re.sub(r"^entry '[^']*': ", "", o.problem))

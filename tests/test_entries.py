@@ -6,8 +6,9 @@ import pytest
 
 from pubcli.local import config
 from pubcli.usecases import adding as entries
+from pubcli.usecases import newentry
 from pubcli import store
-from pubcli.usecases.adding import EntryOptions
+from pubcli.usecases.newentry import EntryOptions
 from pubcli.errors import DuplicateError, ParseError, ValidationError
 from pubcli.schema.model import Record
 
@@ -26,24 +27,24 @@ def opts(**kw) -> EntryOptions:
     ("book", "publisher"), ("unpublished", "howpublished"),
 ])
 def test_venue_goes_to_the_field_of_the_type(entry_type, field):
-    rec = entries.build(opts(type=entry_type, venue="  The   Venue "))
+    rec = newentry.build(opts(type=entry_type, venue="  The   Venue "))
     assert rec.fields[field] == "The Venue"
 
 
 def test_default_type_depends_on_venue():
-    assert entries.build(opts(venue="ICLR 2024")).type == "inproceedings"
-    assert entries.build(opts()).type == "misc"
+    assert newentry.build(opts(venue="ICLR 2024")).type == "inproceedings"
+    assert newentry.build(opts()).type == "misc"
 
 
 def test_authors_repeatable_or_joined_with_and():
-    rec = entries.build(opts(authors=["Ada Lovelace and Charles  Babbage", "Ruwase, Olatunji"]))
+    rec = newentry.build(opts(authors=["Ada Lovelace and Charles  Babbage", "Ruwase, Olatunji"]))
     assert rec.fields["author"] == "Ada Lovelace and Charles Babbage and Ruwase, Olatunji"
 
 
 @pytest.mark.parametrize("value,expected", [("may", "May"), ("5", "May"), ("05", "May"),
                                             ("December", "December")])
 def test_month_normalised(value, expected):
-    assert entries.build(opts(month=value)).fields["month"] == expected
+    assert newentry.build(opts(month=value)).fields["month"] == expected
 
 
 @pytest.mark.parametrize("kw,message", [
@@ -61,20 +62,20 @@ def test_month_normalised(value, expected):
 ])
 def test_bad_options_are_refused(kw, message):
     with pytest.raises(ValidationError, match=message):
-        entries.build(opts(**kw))
+        newentry.build(opts(**kw))
 
 
 def test_unknown_type_accepted_with_force():
-    assert entries.build(opts(type="Podcast"), force=True).type == "podcast"
+    assert newentry.build(opts(type="Podcast"), force=True).type == "podcast"
 
 
 def test_doi_url_forms_are_stored_bare():
-    assert entries.build(opts(doi="https://doi.org/10.1145/3297858.3304011")).fields["doi"] \
+    assert newentry.build(opts(doi="https://doi.org/10.1145/3297858.3304011")).fields["doi"] \
         == "10.1145/3297858.3304011"
 
 
 def test_fields_written_in_conventional_order():
-    rec = entries.build(opts(type="inproceedings", venue="V", month="may", doi="10.1000/x",
+    rec = newentry.build(opts(type="inproceedings", venue="V", month="may", doi="10.1000/x",
                              fields=["note=n"], areas=["AI"], featured=True))
     assert list(rec.fields) == ["author", "title", "booktitle", "year", "month", "doi", "note",
                                 "keywords", "featured"]
@@ -82,15 +83,15 @@ def test_fields_written_in_conventional_order():
 
 
 def test_missing_fields_follow_the_standard_and_always_include_title():
-    assert entries.missing_fields("article", {"title": "x"}) == [
+    assert newentry.missing_fields("article", {"title": "x"}) == [
         "author", "journal|journaltitle", "year|date"]
-    assert entries.missing_fields("misc", {}) == ["title"]
-    assert entries.missing_fields("book", {"editor": "E", "title": "T", "publisher": "P",
+    assert newentry.missing_fields("misc", {}) == ["title"]
+    assert newentry.missing_fields("book", {"editor": "E", "title": "T", "publisher": "P",
                                            "date": "2001"}) == []
 
 
 def test_validate_names_what_is_missing():
-    rec = entries.build(opts(type="article"))
+    rec = newentry.build(opts(type="article"))
     with pytest.raises(ValidationError, match=r"@article needs journal \(or journaltitle\)"):
         entries.validate(rec)
 
@@ -105,7 +106,7 @@ def test_validate_checks_year_and_braces():
 
 
 def test_assign_key_generates_or_checks_the_explicit_key():
-    rec = entries.build(opts(title="Deep Things"))
+    rec = newentry.build(opts(title="Deep Things"))
     taken = {"lovelace2024deep"}
     got = entries.assign_key(rec, taken)
     assert got.key == "lovelace2024deepa" and "lovelace2024deepa" in taken
@@ -131,22 +132,22 @@ def shipped():
 
 
 def test_missing_required_names_the_fields_to_ask_for():
-    assert entries.missing_required(EntryOptions(type="article", title="T")) == [
+    assert newentry.missing_required(EntryOptions(type="article", title="T")) == [
         "author", "journal", "year"]
-    assert entries.missing_required(EntryOptions()) == ["title"]
-    assert entries.missing_required(opts(type="inproceedings", venue="V")) == []
+    assert newentry.missing_required(EntryOptions()) == ["title"]
+    assert newentry.missing_required(opts(type="inproceedings", venue="V")) == []
     with pytest.raises(ValidationError, match="4-digit year"):
-        entries.missing_required(opts(year="99"))
+        newentry.missing_required(opts(year="99"))
 
 
 def test_with_answers_puts_each_answer_where_build_reads_it():
-    got = entries.with_answers(EntryOptions(type="article", fields=["note=n"]),
+    got = newentry.with_answers(EntryOptions(type="article", fields=["note=n"]),
                                {"title": "T", "author": "A B and C D", "year": "2020",
                                 "journal": "J"})
-    rec = entries.build(got)
+    rec = newentry.build(got)
     assert rec.fields == {"author": "A B and C D", "title": "T", "journal": "J",
                           "year": "2020", "note": "n"}
-    assert entries.missing_required(got) == []
+    assert newentry.missing_required(got) == []
 
 
 def test_plan_add_resolves_areas_and_generates_a_unique_key(shipped):
@@ -190,10 +191,10 @@ def test_plan_add_refuses_a_duplicate_with_the_matches_attached(shipped):
 
 def test_check_duplicates_returns_matches_when_forced(shipped):
     records, _ = shipped
-    rec = entries.build(opts(title=ZERO_PP, authors=["Guanhua Wang"]))
+    rec = newentry.build(opts(title=ZERO_PP, authors=["Guanhua Wang"]))
     assert [m.record.key for m in entries.check_duplicates(rec, records, force=True)] == \
         ["wang2024zero"]
-    other = entries.build(opts(title="Nothing Like Anything in the Library"))
+    other = newentry.build(opts(title="Nothing Like Anything in the Library"))
     assert entries.check_duplicates(other, records) == []
 
 

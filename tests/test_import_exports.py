@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from pubcli.usecases import adding as entries, importing as importers
+from pubcli.usecases import listing as listings
+from pubcli.usecases import adding as entries, importing as importers, triage
 from pubcli import store
 from pubcli.local.config import Config
 from pubcli.errors import ValidationError
@@ -160,10 +161,10 @@ def test_a_new_key_with_control_characters_is_refused(cli, empty):
 
 
 def test_plan_keeps_keys_the_writer_takes_and_says_why_others_change():
-    items = [importers.Item(entries.Record("has space", "misc", {"title": "One"}), 1),
-             importers.Item(entries.Record("free", "misc", {"title": "Two"}), 5),
-             importers.Item(entries.Record("FREE", "misc", {"title": "Three"}), 9)]
-    out = importers.plan(items, [])
+    items = [listings.Item(entries.Record("has space", "misc", {"title": "One"}), 1),
+             listings.Item(entries.Record("free", "misc", {"title": "Two"}), 5),
+             listings.Item(entries.Record("FREE", "misc", {"title": "Three"}), 9)]
+    out = triage.plan(items, [])
     assert [o.record.key for o in out] == ["one", "free", "FREEa"]
     warnings = importers.outcome_warnings(out, "in.bib")
     assert warnings[0].startswith("in.bib:1: BibTeX cannot read 'has space' as a key "

@@ -7,12 +7,14 @@ from pathlib import Path
 import pytest
 
 from pubcli.usecases import importing as importers
+from pubcli.usecases import triage
+from pubcli.usecases import listing as listings
 from pubcli.text import encode
 from pubcli.schema import names
 from pubcli import store
 from pubcli.local.config import Config
 from pubcli.errors import PubcliError, ValidationError
-from pubcli.usecases.importing import Item
+from pubcli.usecases.listing import Item
 from pubcli.text.latex import to_text
 from pubcli.text.fold import fold
 from pubcli.schema.model import Record
@@ -38,7 +40,7 @@ def last_words(r: Record) -> list[str]:
 
 @pytest.fixture(scope="module")
 def seed():
-    return importers.parse_listing(SEED_PAGE.read_text(encoding="utf-8"))
+    return listings.parse_listing(SEED_PAGE.read_text(encoding="utf-8"))
 
 
 def test_seed_page_blocks_are_all_found(seed):
@@ -111,7 +113,7 @@ def test_listing_variants():
         "2017",
         "CMU-CS-TR-17-101 | March 2017",
     ])
-    listing = importers.parse_listing(text)
+    listing = listings.parse_listing(text)
     recs = [it.record for it in listing.items]
     assert [r.type for r in recs] == ["article", "inproceedings"]
     art = recs[0]
@@ -156,7 +158,7 @@ def test_protect_case(title, expected):
 
 
 def test_latex_specials_are_escaped():
-    listing = importers.parse_listing("Q&A at 100% for C#\nAna Costa\nMay 2020\n")
+    listing = listings.parse_listing("Q&A at 100% for C#\nAna Costa\nMay 2020\n")
     assert listing.items[0].record.title == "Q\\&A at 100\\% for C\\#"
 
 
@@ -178,11 +180,11 @@ def test_plan_sorts_items_into_new_duplicate_repeat_and_near():
     near = rec(CACHES_NEAR, "Jan Novak", "2021")  # same pages would make it a duplicate
     # preconditions on the shared matcher: below certainty, above the review floor
     assert not find_matches(near, lib)
-    assert find_matches(near, lib, threshold=importers.REVIEW_THRESHOLD)
+    assert find_matches(near, lib, threshold=triage.REVIEW_THRESHOLD)
     items = [Item(rec(LIFEGUARDS), 1), Item(rec("A Brand New Result"), 4),
              Item(rec("A Brand New Result"), 7), Item(near, 10),
              Item(record("", "article", title="No Journal"), 13)]
-    out = importers.plan(items, lib, strict=True)
+    out = triage.plan(items, lib, strict=True)
     assert [o.status for o in out] == ["duplicate", "new", "repeat", "near-duplicate", "invalid"]
     assert [o.added for o in out] == [False, True, False, False, False]
     assert out[0].match.record.key == "ruwase2010decoupled"
@@ -190,23 +192,23 @@ def test_plan_sorts_items_into_new_duplicate_repeat_and_near():
     assert out[2].match.record is out[1].record
     assert out[3].match.record.key == "novak2021caches"
     assert "journal" in out[4].problem
-    rows = dict(importers.summary(out))
+    rows = dict(triage.summary(out))
     assert rows["added"] == 1 and rows["skipped: already in the library"] == 1
     assert rows["skipped: repeated in the input"] == 1 and rows["skipped: invalid"] == 1
     # as BibTeX reads it (the default): the article without a journal is added, and
     # what it lacks is a shortfall to warn about
-    lenient = importers.plan(items, lib)
+    lenient = triage.plan(items, lib)
     assert lenient[4].status == "new" and lenient[4].added
     assert any("journal" in w for w in lenient[4].shortfalls)
-    assert dict(importers.summary(lenient))["  of them with warnings (see 'pubcli check')"] == 1
-    with_near = importers.plan(items, lib, add_near=True)
+    assert dict(triage.summary(lenient))["  of them with warnings (see 'pubcli check')"] == 1
+    with_near = triage.plan(items, lib, add_near=True)
     assert with_near[3].added and with_near[3].record.key == "novak2021cachesa"
 
 
 def test_plan_keeps_free_keys_from_bib_and_renews_taken_ones():
     lib = [rec("Something Else Entirely", key="doe2020x")]
     items = [Item(rec("Fresh One", key="DOE2020X"), 1), Item(rec("Fresh Two", key="mine"), 5)]
-    out = importers.plan(items, lib)
+    out = triage.plan(items, lib)
     assert [o.record.key for o in out] == ["DOE2020Xa", "mine"]
 
 
@@ -270,7 +272,7 @@ SCHOLAR = ("Attention is all you need\n"
 
 
 def test_google_scholar_venue_lines_parse():
-    listing = importers.parse_listing(SCHOLAR)
+    listing = listings.parse_listing(SCHOLAR)
     attention, deep, undated = listing.items
     assert attention.record.type == "inproceedings" and attention.record.fields == {
         "author": "Vaswani, A and Shazeer, N and Parmar, N and Uszkoreit, J and Jones, L "
@@ -287,7 +289,7 @@ def test_google_scholar_venue_lines_parse():
 
 
 def test_a_scholar_like_line_is_a_date_line_only_below_authors():
-    listing = importers.parse_listing("Lessons Learned, 2017\nAna Costa, Jan Novak\n"
+    listing = listings.parse_listing("Lessons Learned, 2017\nAna Costa, Jan Novak\n"
                                       "ICML 2018 | July 2018\n")
     [item] = listing.items
     assert item.record.title == "Lessons Learned, 2017" and item.record.year == 2018

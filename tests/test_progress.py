@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 import sys
 
-from pubcli.usecases import importing as importers
+from pubcli.usecases import triage
+from pubcli.usecases import listing as listings
 from pubcli.cli import common
 from pubcli.schema.model import Record
 from pubcli.usecases.progress import stepper
@@ -26,11 +27,11 @@ def test_stepper_reports_about_steps_times_and_always_the_end():
 
 
 def test_an_import_plan_reports_each_step_up_to_all_items():
-    items = [importers.Item(Record("", "misc", {"title": f"Work number {i} on things",
+    items = [listings.Item(Record("", "misc", {"title": f"Work number {i} on things",
                                                  "author": f"Ann Author{i}", "year": "2020"}),
                             i + 1) for i in range(30)]
     calls = []
-    out = importers.plan(items, [], progress=lambda *a: calls.append(a))
+    out = triage.plan(items, [], progress=lambda *a: calls.append(a))
     assert len(out) == 30
     assert calls[-1] == ("matching against the library", 30, 30)
     assert {c[2] for c in calls} == {30}

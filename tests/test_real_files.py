@@ -204,7 +204,7 @@ def test_check_knows_biblatexs_types_and_dates(entry):
 
 
 def test_a_listing_gives_its_doi_in_any_form():
-    from pubcli.usecases.importing import parse_listing
+    from pubcli.usecases.listing import parse_listing
 
     for line in ("DOI: http://dx.doi.org/10.1000/182", "doi 10.1000/182",
                  "https://doi.org/10.1000/182", "http://doi.acm.org/10.1000/182"):

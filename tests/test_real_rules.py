@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pubcli.usecases import checks, adding as entries, importing as importers
+from pubcli.usecases import checks, adding as entries, importing as importers, triage
 from pubcli.schema import types as schema, values
 from pubcli import store
 from pubcli.errors import ValidationError
@@ -77,7 +77,7 @@ def test_a_report_may_name_its_institution_school_as_biber_maps_it():
 
 def test_import_and_add_from_accept_a_biblatex_book_without_publisher(tmp_path, cli):
     def plan(text: str, strict: bool = False):
-        return importers.plan(importers.read_source("in.bib", text)[0], [], strict=strict)
+        return triage.plan(importers.read_source("in.bib", text)[0], [], strict=strict)
 
     assert [(o.record.key, o.status, o.shortfalls) for o in plan(BIBLATEX_BOOK)] == \
         [("appleby", "new", [])]
@@ -179,7 +179,7 @@ def test_add_and_import_judge_a_file_as_check_will_judge_the_library_after(tmp_p
         "year = {1984}", "year = {1984},\n  publisher = {AW}") for i in range(3)))
     r = cli("add", "--from", tmp_path / "vol.bib", "--strict", "-l", bib)
     assert r.exit_code == 2 and "publisher" in r.stderr
-    (vol,) = importers.plan(importers.read_source("vol.bib", plain)[0], store.load(bib).records,
+    (vol,) = triage.plan(importers.read_source("vol.bib", plain)[0], store.load(bib).records,
                             strict=True)
     assert vol.status == "invalid" and "publisher" in vol.problem
     r = cli("add", "--from", tmp_path / "vol.bib", "-l", bib)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from pubcli.usecases import importing as importers
+from pubcli.usecases import listing as listings
 from pubcli.text import encode
 from pubcli.schema import names
 from pubcli.online import mapping
@@ -40,14 +40,14 @@ def test_bibtex_text_is_not_escaped_twice():
 def test_a_listing_and_a_web_service_write_a_name_the_same_way():
     for name in ("Ludwig van Beethoven", "Maria Da Silva", "Zoë Ødegård",
                  "Charles de la Vallée Poussin", "Martin Luther King Jr."):
-        listing = importers.parse_listing(f"A Title\n{name}\nMay 2020\n")
+        listing = listings.parse_listing(f"A Title\n{name}\nMay 2020\n")
         (item,) = listing.items
         assert item.record.fields["author"] == mapping.person_from_full(name), name
 
 
 def test_a_listing_and_a_web_service_write_a_title_the_same_way():
     title = "ZeRO-Infinity: 50% of GPU Memory for O'Brien's CNNs & C#"
-    listing = importers.parse_listing(f"{title}\nAna Costa\nMay 2020\n")
+    listing = listings.parse_listing(f"{title}\nAna Costa\nMay 2020\n")
     written = listing.items[0].record.fields["title"]
     assert written == mapping.title(title)
     assert written == (r"{ZeRO-Infinity}: 50\% of {GPU} Memory for {O'Brien's} {CNNs} "

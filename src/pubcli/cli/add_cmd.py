@@ -87,6 +87,7 @@ def add_command(
     """
     from pubcli.local import config
     from pubcli.usecases import adding as entries, importing as importers
+    from pubcli.usecases import newentry
     from pubcli import store
     from ..errors import ValidationError
     from . import dialogues
@@ -108,7 +109,7 @@ def add_command(
         make_plan = partial(entries.plan_add_bibtex, text, source=from_, areas=area or [],
                             featured=featured, force=force, allow_new=new, strict=strict)
     else:
-        opts = entries.EntryOptions(type=type_, title=title, authors=list(author or []),
+        opts = newentry.EntryOptions(type=type_, title=title, authors=list(author or []),
                                     year=year, month=month, venue=venue, doi=doi, url=url,
                                     areas=list(area or []), fields=list(field or []),
                                     featured=featured)
@@ -126,7 +127,7 @@ def add_command(
             for line in fetched_notes:
                 common.note(line)
         prompted = dialogues.stdin_is_terminal() if interactive is None else interactive
-        if prompted and entries.missing_required(opts, force=force):
+        if prompted and newentry.missing_required(opts, force=force):
             opts = dialogues.ask_missing_fields(opts, force=force)
             if not opts.areas:  # a conversation was started: the areas belong in it
                 opts = _ask_areas(opts, path, cfg, allow_new=new)

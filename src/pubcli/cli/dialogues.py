@@ -144,14 +144,14 @@ PROMPT_LABELS = {
 def ask_missing_fields(opts, *, force: bool):
     """Ask for the required fields the options of ``pubcli add`` leave out (the
     entry type first, when it was not given)."""
-    from pubcli.usecases import adding as entries
+    from pubcli.usecases import newentry
 
-    if not entries.missing_required(opts, force=force):
+    if not newentry.missing_required(opts, force=force):
         return opts
     if opts.type is None:
-        opts = replace(opts, type=_ask_type(entries.default_type(opts.venue), force))
-    answers = {name: _ask_field(name) for name in entries.missing_required(opts, force=force)}
-    return entries.with_answers(opts, answers)
+        opts = replace(opts, type=_ask_type(newentry.default_type(opts.venue), force))
+    answers = {name: _ask_field(name) for name in newentry.missing_required(opts, force=force)}
+    return newentry.with_answers(opts, answers)
 
 
 def ask_areas(known: Sequence[str], check: Callable[[str], str]) -> list[str]:
@@ -184,18 +184,18 @@ def _ask(label: str, default: str | None = None) -> str:
 
 
 def _ask_type(default: str, force: bool) -> str:
-    from pubcli.usecases import adding as entries
+    from pubcli.usecases import newentry
 
     while True:
         answer = _ask("Entry type", default).strip() or default
         try:
-            return entries.check_type(answer, force=force)
+            return newentry.check_type(answer, force=force)
         except ValidationError as exc:
             common.note(exc.message)
 
 
 def _ask_field(name: str) -> str:
-    from pubcli.usecases import adding as entries
+    from pubcli.usecases import newentry
 
     label = PROMPT_LABELS.get(name, name.capitalize())
     while True:
@@ -206,7 +206,7 @@ def _ask_field(name: str) -> str:
         if name != "year":
             return answer
         try:
-            return entries.check_year(answer)
+            return newentry.check_year(answer)
         except ValidationError as exc:
             common.note(exc.message)
 
@@ -247,7 +247,7 @@ def ask_near(outcome, which: str, where: str) -> str:
     different one (DIFFERENT), or later ("")."""
     from pubcli.render.entry import field_text
     from pubcli.render.text import one_line
-    from pubcli.usecases import importing as importers
+    from pubcli.usecases import triage
 
     def brief(rec) -> str:
         first = field_text("author", rec.fields.get("author", "")).split("; ")[0]
@@ -263,7 +263,7 @@ def ask_near(outcome, which: str, where: str) -> str:
                      f"  {brief(m.record)}\n")
     answer = choose("the same work: skip it (s); a different work: add it (a); later (l)",
                     ["s", "a", "l"], "l")
-    return {"s": importers.SAME, "a": importers.DIFFERENT}.get(answer, "")
+    return {"s": triage.SAME, "a": triage.DIFFERENT}.get(answer, "")
 
 
 def ask_merge(group, show: Callable[[], None]):

@@ -92,6 +92,7 @@ def import_command(
     from pubcli.local import config
     from pubcli.usecases import distinct
     from pubcli.usecases import importing as importers
+    from pubcli.usecases import triage
 
     from .dialogues import say_when_reading_a_terminal
 
@@ -101,7 +102,7 @@ def import_command(
     text = importers.read_input(source, sys.stdin)
     path = common.library_path(library)
     cfg = config.load_config(path)
-    decisions = importers.Decisions(frozenset(distinct.load(path)), distinct.load_same(path))
+    decisions = triage.Decisions(frozenset(distinct.load(path)), distinct.load_same(path))
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
         common.report_problems(lib)
         with common.progress_bar("matching against the library") as progress:
@@ -117,7 +118,7 @@ def import_command(
         for o in plan.outcomes:
             if o.added:
                 lib.add(o.record)
-        remember = importers.verdicts(plan.outcomes, lib.records)
+        remember = triage.verdicts(plan.outcomes, lib.records)
     if not dry_run:
         _remember(path, *remember)
     if plan.new_areas:
@@ -132,21 +133,21 @@ def import_command(
 def _review_near(plan, lib, *, skip_all: bool, ask: bool) -> None:
     """The held-back near-duplicates' verdicts: all "the same work" with --skip-near,
     else asked one by one when stdin and stderr are a terminal (never otherwise)."""
-    from pubcli.usecases import importing as importers
+    from pubcli.usecases import triage
 
     from . import dialogues
 
-    held = [o for o in plan.outcomes if o.status == importers.NEAR and not o.added]
+    held = [o for o in plan.outcomes if o.status == triage.NEAR and not o.added]
     if not held:
         return
     if not skip_all and not (ask and dialogues.stdin_is_terminal()
                              and dialogues.stderr_is_terminal()):
         return
     for n, o in enumerate(held, 1):
-        verdict = importers.SAME if skip_all else \
+        verdict = triage.SAME if skip_all else \
             dialogues.ask_near(o, f"{n} of {len(held)}", plan.where)
         if verdict:
-            importers.decide(plan.outcomes, o, verdict, lib.records)
+            triage.decide(plan.outcomes, o, verdict, lib.records)
 
 
 def _remember(path: Path, different: list, same: list) -> None:
@@ -169,7 +170,7 @@ def _row(o) -> tuple[str, ...]:
     """STATUS, KEY, YEAR, TITLE, MATCH/PROBLEM, LINE for one outcome."""
     from pubcli.render.entry import field_text
     from pubcli.text.latex import to_text
-    from pubcli.usecases.importing import HELD, INVALID, NEAR, NEW, SAME
+    from pubcli.usecases.triage import HELD, INVALID, NEAR, NEW, SAME
 
     if o.status in (INVALID, HELD):
         ref = o.problem
@@ -194,7 +195,7 @@ def _row(o) -> tuple[str, ...]:
 
 
 def _report(plan, dry_run: bool) -> None:
-    from pubcli.usecases import importing as importers
+    from pubcli.usecases import triage
 
     common.print_rows(["Status", "Key", "Year", "Title", "Match / problem", "Line"],
                       [list(_row(o)) for o in plan.outcomes])
@@ -202,7 +203,7 @@ def _report(plan, dry_run: bool) -> None:
     width = max(len(label) for label, _ in counts)
     head = f"import of {plan.where}" + (" (dry run: nothing was written)" if dry_run else "")
     common.note("\n".join([head] + [f"  {label:<{width}}  {n:>6}" for label, n in counts]))
-    held = sum(1 for o in plan.outcomes if o.status == importers.NEAR and not o.added)
+    held = sum(1 for o in plan.outcomes if o.status == triage.NEAR and not o.added)
     if held:
         again = "pubcli import FILE" if plan.where == "<stdin>" else f"pubcli import {plan.where}"
         common.note(f"{held} near-duplicate{'s are' if held > 1 else ' is'} held back (status "

@@ -17,7 +17,7 @@ identifier, ``update``, ``sync``) import it inside their functions.
   names, braces protecting capitals in titles, escaped LaTeX specials, months.
 * one module per service (:mod:`.crossref`, :mod:`.doi`, :mod:`.arxiv`,
   :mod:`.openlibrary`, :mod:`.orcid`, :mod:`.dblp`, :mod:`.openalex`) turns its
-  answers into :class:`pubcli.usecases.adding.EntryOptions`;
+  answers into :class:`pubcli.usecases.newentry.EntryOptions`;
 * :mod:`.lookup` (one identifier -> one entry), :mod:`.update` (fill and upgrade
   entries) and :mod:`.sync` (a researcher's works against the library) are the
   core functions the commands call.

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 
-from pubcli.usecases.adding import EntryOptions
+from pubcli.usecases.newentry import EntryOptions
 from ..errors import ValidationError
 from . import BadResponse, NotFoundOnline, ids, mapping
 from .http import Client

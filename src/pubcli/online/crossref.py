@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Callable, Sequence
 
-from pubcli.usecases.adding import EntryOptions, normalize_doi
+from pubcli.usecases.newentry import EntryOptions, normalize_doi
 from . import BadResponse, NotFoundOnline, mapping
 from .http import Client
 from .services import segment

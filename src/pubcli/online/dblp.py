@@ -10,7 +10,7 @@ the DOI's are left out.
 
 from __future__ import annotations
 
-from pubcli.usecases.adding import EntryOptions
+from pubcli.usecases.newentry import EntryOptions
 from pubcli.text.encode import protect_case
 from . import BadResponse, NotFoundOnline, mapping
 from .http import Client

@@ -3,7 +3,7 @@ and Crossref), asked with ``Accept: application/vnd.citationstyles.csl+json``.""
 
 from __future__ import annotations
 
-from pubcli.usecases.adding import normalize_doi
+from pubcli.usecases.newentry import normalize_doi
 from . import BadResponse, NotFoundOnline, crossref, mapping
 from .http import Client
 from .services import segment

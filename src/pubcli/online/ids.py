@@ -1,6 +1,6 @@
 """Identifiers the online commands accept, each recognised and checked here once.
 
-A DOI is checked by :func:`pubcli.usecases.adding.normalize_doi` (the one DOI rule); the
+A DOI is checked by :func:`pubcli.usecases.newentry.normalize_doi` (the one DOI rule); the
 others live here: arXiv ids (``2101.06840``, ``2101.06840v2``, ``hep-th/9901001``),
 ISBN-10/13 (checked by :mod:`pubcli.schema.values`), ORCID iDs with theirs, DBLP person ids
 (``251/3272``, ``h/JaneDoe``) and OpenAlex author ids (``A5023888391``), bare or as
@@ -81,7 +81,7 @@ def parse_openalex(value: str) -> str:
 
 def classify(value: str) -> tuple[str, str]:
     """What a bare identifier or URL names: ("doi" | "arxiv" | "isbn", the id)."""
-    from pubcli.usecases.adding import normalize_doi
+    from pubcli.usecases.newentry import normalize_doi
 
     v = value.strip()
     arxiv = identifiers.parse_arxiv(v)
@@ -101,7 +101,7 @@ def to_fetch(positional: str | None = None, *, doi: str | None = None,
     """What ``pubcli add`` fetches: (kind, id) from ID_OR_URL, --arxiv, --isbn or a --doi
     given alone; None for an entry made from the options (``manual``: --title or
     --author was given, so a --doi is just the entry's DOI)."""
-    from pubcli.usecases.adding import normalize_doi
+    from pubcli.usecases.newentry import normalize_doi
 
     given = [v for v in (positional, arxiv, isbn) if v] + ([doi] if doi and not manual else [])
     if len(given) > 1:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pubcli.usecases.adding import EntryOptions, parse_field_option
+from pubcli.usecases.newentry import EntryOptions, parse_field_option
 from ..errors import ValidationError
 from . import arxiv, crossref, doi as doi_mod, ids, mapping, openlibrary
 from .http import Client

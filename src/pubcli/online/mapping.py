@@ -20,7 +20,7 @@
   library already gives a person, else Unicode in a Unicode library (DBLP's
   ``M{\\"{u}}ller`` becomes ``Müller``).
 
-What a source found is a :class:`Found`: the :class:`~pubcli.usecases.adding.EntryOptions`
+What a source found is a :class:`Found`: the :class:`~pubcli.usecases.newentry.EntryOptions`
 an add would be given (so the add's own validation, venue placement and field
 order apply), the fields recording the source's ids, and whether it is a preprint.
 """
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Iterable
 
-from pubcli.usecases.adding import EntryOptions
+from pubcli.usecases.newentry import EntryOptions
 from pubcli.text.encode import escape, protect_case
 from pubcli.schema.model import Record
 from pubcli.schema.values import MONTH_NAMES
@@ -56,7 +56,7 @@ class Found:
 
     def record(self) -> Record:
         """The entry (no key) this work makes, source ids included."""
-        from pubcli.usecases.adding import build, order_fields
+        from pubcli.usecases.newentry import build, order_fields
 
         rec = build(self.opts, force=True)
         return rec.copy(fields=order_fields({**rec.fields, **self.ids}))

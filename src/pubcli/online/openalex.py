@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from pubcli.usecases.adding import EntryOptions
+from pubcli.usecases.newentry import EntryOptions
 from ..errors import ValidationError
 from . import BadResponse, NotFoundOnline, ids, mapping
 from .http import Client

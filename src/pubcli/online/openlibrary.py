@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pubcli.usecases.adding import EntryOptions
+from pubcli.usecases.newentry import EntryOptions
 from pubcli.schema.model import parse_month
 from . import BadResponse, NotFoundOnline, mapping
 from .http import Client

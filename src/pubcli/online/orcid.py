@@ -12,7 +12,7 @@ The first summary's put-code is recorded as ``orcid-put-code = {...}``.
 
 from __future__ import annotations
 
-from pubcli.usecases.adding import EntryOptions, normalize_doi
+from pubcli.usecases.newentry import EntryOptions, normalize_doi
 from ..errors import ValidationError
 from pubcli.schema import identifiers
 from . import BadResponse, NotFoundOnline, ids, mapping

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from collections.abc import Callable, Sequence
 
-from pubcli.usecases.adding import VENUE_TARGET, EntryOptions, order_fields
+from pubcli.usecases.newentry import EntryOptions, order_fields
+from pubcli.schema.types import VENUE_TARGET
 from ..errors import PubcliError, ValidationError
 from pubcli.schema import identifiers
 from pubcli.schema.model import Record

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from collections.abc import Sequence
 
-from pubcli.usecases.adding import VENUE_TARGET, normalize_doi, order_fields
+from pubcli.usecases.newentry import normalize_doi, order_fields
+from pubcli.schema.types import VENUE_TARGET
 from ..errors import ValidationError
 from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, Record
 from pubcli.schema import identifiers

@@ -198,7 +198,7 @@ def check_entry(new: Record, lib: Library, old: Record) -> None:
     braces, a key another entry has. What the entry already had as BibTeX read it (a
     key, JabRef's ``__markedentry``) is not refused again: only what changes is checked."""
     from pubcli import bibtex
-    from pubcli.usecases.adding import check_type
+    from pubcli.usecases.newentry import check_type
 
     if new.key != old.key:  # a key BibTeX read is kept as written
         bibtex.check_key(new.key)
@@ -241,7 +241,7 @@ def edit_text(lib: Library, old: Record, text: str) -> Change | None:
 
 def parse_assignment(item: str) -> tuple[str, str]:
     """``FIELD=VALUE`` -> (field, value), the name lower-cased and checked."""
-    from pubcli.usecases.adding import parse_field_option
+    from pubcli.usecases.newentry import parse_field_option
 
     try:
         return parse_field_option(item)
