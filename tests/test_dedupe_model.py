@@ -9,7 +9,9 @@ import random
 import pytest
 
 from pubcli import dedupe, store
-from pubcli.dedupe.evidence import Features, VetoKind, compare
+from pubcli.dedupe.evidence import compare
+from pubcli.dedupe.features import Features
+from pubcli.dedupe.vetoes import VetoKind
 from pubcli.dedupe.weights import prior_model
 from pubcli.schema.model import Record
 

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from pubcli.local import gcpause
 from pubcli.schema.model import Record
-from .evidence import Comparison, Veto, VetoKind
+from .evidence import Comparison
 from .levels import FIELDS, LEVELS, MISSING, Field
 from .explain import Verdict, model_summary, weight_lines
 from .identifiers import normalise_doi, normalise_isbn, page_range
@@ -47,6 +47,7 @@ from .normalise import _unmatched_words, normalise, strip_annotations, title_sco
 from .matcher import DEFAULT_THRESHOLD, Group, Link, Match, Matcher, pair_key
 from .people import parse_authors, person_match, person_strings, shared_authors
 from .venues import venue_relation
+from .vetoes import Veto, VetoKind
 from .weights import Model, prior_model
 
 __all__ = [

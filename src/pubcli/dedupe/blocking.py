@@ -18,7 +18,7 @@ from typing import overload
 from collections.abc import Callable, Iterator, Sequence
 
 from pubcli.schema.model import Record
-from .evidence import Features, sorted_words
+from .features import Features, sorted_words
 from .identifiers import BOOKLIKE
 from .normalise import _STOP, normalise, title_score
 

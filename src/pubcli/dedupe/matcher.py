@@ -22,12 +22,13 @@ from pubcli.local import gcpause
 from pubcli.schema.model import Record
 from .blocking import Index, block
 from .clusters import cluster
-from .evidence import (CHEAP_FIELDS, Comparison, Features, Veto, VetoKind, cheap_levels, compare,
-                       quick_title, sorted_words)
+from .evidence import CHEAP_FIELDS, Comparison, cheap_levels, compare, quick_title
+from .features import Features, sorted_words
 from .levels import FIELDS, LEVELS, MISSING, Field, Title
 from .explain import Verdict, quick_verdict, verdict
 from .normalise import _GENERIC
 from .people import _close_name, shared_authors
+from .vetoes import Veto, VetoKind
 from .weights import Model, estimate
 
 #: The match probability (percent) a pair needs, no veto applying: the lowest at
