@@ -30,7 +30,7 @@ def title_works(index: Index) -> dict[str, int]:
             out[title] = max(issues, len(feats) if len(feats) > 60 else 0)
             continue
         if len(feats) > 60:
-            firsts = {f.authors[0][0][-1] if f.authors else ("", f.year) for f in feats}
+            firsts = {f.authors[0].last[-1] if f.authors else ("", f.year) for f in feats}
             out[title] = len(firsts)
             continue
         reps: list[Features] = []
@@ -75,11 +75,11 @@ def _same_work(a: Features, b: Features) -> bool:
         # are often garbled
         if a.author_index.keys() & b.author_index.keys():
             return True
-        names_b = [p[0][-1] for p in b.authors]
-        return any(_close_name(p[0][-1], y) for p in a.authors for y in names_b)
+        names_b = [p.last[-1] for p in b.authors]
+        return any(_close_name(p.last[-1], y) for p in a.authors for y in names_b)
     if a.authors and b.authors and shared_authors(a.authors, b.authors, b.author_index):
         return True
     if len(a.authors) == 1 and len(b.authors) == 1 and _other_issues(a, b) \
-            and not _close_name(a.authors[0][0][-1], b.authors[0][0][-1]):
+            and not _close_name(a.authors[0].last[-1], b.authors[0].last[-1]):
         return False  # two writers of one venue's column in two issues: its heading
     return not (a.year and b.year and abs(a.year - b.year) > 1)
