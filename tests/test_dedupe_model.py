@@ -9,7 +9,9 @@ import random
 import pytest
 
 from pubcli import dedupe, store
-from pubcli.dedupe.evidence import Features, VetoKind, compare
+from pubcli.dedupe.evidence import compare
+from pubcli.dedupe.features import Features
+from pubcli.dedupe.vetoes import VetoKind
 from pubcli.dedupe.weights import prior_model
 from pubcli.schema.model import Record
 
@@ -408,7 +410,7 @@ def test_a_macro_the_matcher_does_not_know_keeps_its_name(tmp_path):
     lib = store.loads(entry % "a" + entry % "b")
     groups = dedupe.find_groups(lib.records)
     assert [g.keys for g in groups] == [["a", "b"]]
-    assert "thanh" in " ".join(" ".join(p[0]) for p in dedupe.people.parse_authors(
+    assert "thanh" in " ".join(" ".join(p.last) for p in dedupe.people.parse_authors(
         lib.records[0].fields["author"]))
 
 
@@ -478,9 +480,9 @@ def test_a_cross_reference_note_in_a_title_is_not_an_erratum():
 
 
 def test_people_written_given_name_first_between_commas_are_several():
-    assert [p[0] for p in dedupe.parse_authors("M. Kearns, Y. Mansour and D. Ron")] == \
+    assert [p.last for p in dedupe.parse_authors("M. Kearns, Y. Mansour and D. Ron")] == \
         [("kearns",), ("mansour",), ("ron",)]
-    assert [p[0] for p in dedupe.parse_authors("Kearns, M. and Mansour, Y.")] == \
+    assert [p.last for p in dedupe.parse_authors("Kearns, M. and Mansour, Y.")] == \
         [("kearns",), ("mansour",)]
 
 

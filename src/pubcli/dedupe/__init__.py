@@ -37,16 +37,18 @@ from collections.abc import Callable, Iterable, Sequence
 
 from pubcli.local import gcpause
 from pubcli.schema.model import Record
-from .evidence import Comparison, Veto, VetoKind
+from .evidence import Comparison
 from .levels import FIELDS, LEVELS, MISSING, Field
 from .explain import Verdict, model_summary, weight_lines
 from .identifiers import normalise_doi, normalise_isbn, page_range
 from .merge import Conflict, MergeResult, Planned, merge, plan_merges, suggest_keep
 from .merge import apply as apply_merge
 from .normalise import _unmatched_words, normalise, strip_annotations, title_score
-from .matcher import DEFAULT_THRESHOLD, Group, Link, Match, Matcher, pair_key
+from .groups import Group, Link, Match, pair_key
+from .matcher import DEFAULT_THRESHOLD, Matcher
 from .people import parse_authors, person_match, person_strings, shared_authors
 from .venues import venue_relation
+from .vetoes import Veto, VetoKind
 from .weights import Model, prior_model
 
 __all__ = [

@@ -4,7 +4,8 @@ Candidate pairs come from exact keys (identifiers, identical titles, identical
 word sets, a title equal to another's main title) and from a sorted
 neighbourhood over the distinct titles in three orders (as written, words
 sorted, reversed), scored in C by rapidfuzz, and from titles sharing two of their
-three rarest words (debris around a title moves it in every sort order). Only those pairs are compared in full. Everything is ordered by
+three rarest words (:mod:`.rare`: debris around a title moves it in every sort
+order). Only those pairs are compared in full. Everything is ordered by
 record index, and the matcher numbers records in a canonical (content) order,
 so the pairs do not depend on the order of the file.
 """
@@ -18,9 +19,10 @@ from typing import overload
 from collections.abc import Callable, Iterator, Sequence
 
 from pubcli.schema.model import Record
-from .evidence import Features, sorted_words
+from .features import Features, sorted_words
 from .identifiers import BOOKLIKE
-from .normalise import _STOP, normalise, title_score
+from .normalise import normalise, title_score
+from .rare import rare_word_pairs
 
 #: Sorted-neighbourhood window (neighbours compared per record and pass).
 WINDOW = 6
@@ -375,66 +377,8 @@ def block(index: Index, *, window: int = WINDOW,
         done += len(keys)
         if progress is not None:
             progress(done, total)
-    _rare_word_pairs(index, pairs)
+    rare_word_pairs(index.by_title, pairs, _BIG_BLOCK)
     return pairs
-
-
-#: Titles sharing two of their three rarest words meet when their word sets are this alike
-#: (rapidfuzz ``token_set_ratio``): debris before or after a title ("k shim fast
-#: similarity search ...", "... ( panel abstract )") moves it far in every sort order.
-RARE_CUT = 80.0
-#: Titles sharing a pair of rare words are compared pairwise only up to this many.
-RARE_GROUP = 20
-
-
-def _rare_word_pairs(index: Index, pairs: set[tuple[int, int]]) -> None:
-    from collections import Counter
-    from itertools import combinations
-
-    from rapidfuzz import fuzz
-
-    stop = _STOP
-    titles = [t for t in index.by_title]
-    word_sets = [set(t.split()) - stop for t in titles]
-    df: Counter[str] = Counter()
-    for ws in word_sets:
-        if len(ws) >= 2:
-            df.update(ws)
-    # words numbered rarest first (ties by the word: the same way every run)
-    order = sorted(df, key=lambda w: (df[w], w))
-    rank = {w: n for n, w in enumerate(order)}
-    counts = [df[w] for w in order]
-    groups: dict[tuple[int, int], list[int]] = {}
-    add = groups.setdefault
-    for t, ws in enumerate(word_sets):
-        if len(ws) < 2:
-            continue
-        rare = sorted([rank[w] for w in ws])[:3]
-        if counts[rare[1]] < 2:
-            continue  # at most one word another title has
-        for key in combinations(rare, 2):
-            add(key, []).append(t)
-    seen: set[int] = set()
-    n = len(titles)
-    ratio = fuzz.token_set_ratio
-    by_title = index.by_title
-    for group in groups.values():
-        if not 1 < len(group) <= RARE_GROUP:
-            continue
-        for x, y in combinations(group, 2):
-            code = x * n + y
-            if code in seen:
-                continue
-            seen.add(code)
-            tx, ty = titles[x], titles[y]
-            if ratio(tx, ty, score_cutoff=RARE_CUT) < RARE_CUT:
-                continue
-            gi, gj = by_title[tx], by_title[ty]
-            if len(gi) * len(gj) > _BIG_BLOCK * _BIG_BLOCK:
-                continue
-            for i in gi:
-                for j in gj:
-                    pairs.add((i, j) if i < j else (j, i))
 
 
 def _neighbour_hits(keys: list[str], window: int, cut: float) -> Iterator[tuple[int, int]]:

@@ -1,51 +1,28 @@
-"""What two records say about each other: typed comparison levels and vetoes.
+"""What two records say about each other: a typed comparison level per field.
 
-:class:`Features` holds what the matcher needs from one record (parsed once,
-lazily). :func:`compare` turns a pair into a :class:`Comparison`: one level
-per :class:`Field` (or :data:`MISSING`), the values shown for each, and the
-:class:`Veto` values for what is decisive by definition. How much each level
-weighs is not decided here (see :mod:`.weights`).
+:func:`compare` turns a pair of :class:`~.features.Features` into a
+:class:`Comparison`: one level per :class:`Field` (or :data:`MISSING`), the values
+shown for each, and the :class:`~.vetoes.Veto` values for what is decisive by
+definition (:mod:`.vetoes`). How much each level weighs is not decided here (see
+:mod:`.weights`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from enum import Enum
 from collections.abc import Callable, Sequence
 
 from pubcli.schema.model import Record
-from .identifiers import (BOOKLIKE, PREPRINT_DOI, arxiv_id, edition_value, issue_value,
-                          normalise_doi, normalise_isbn, page_range, pmid, volume_value)
-from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
-                        _has_separator, _main_title, _marker_difference, _normalise, word_replaced,
-                        normalise,
-                        strip_annotations, title_score)
-from .people import CUT_LIST_RE, Person, _author_index, _parse_authors, person_match, shared_authors
-from .venues import CUT, venue_relation
+from .features import Features
+from .identifiers import PREPRINT_DOI
+from .normalise import word_replaced, title_score
+from .people import person_match, shared_authors
+from .venues import venue_relation
 from .levels import FIELDS, MISSING, Agree, Authors, Field, Kind, Pages, Title, Venue, Year
+from .vetoes import Veto, vetoes_of
 
 # (the levels' one home is .levels; the T_ names are its title levels)
 T_EXACT, T_COMMON, T_SHORT, T_95, T_88, T_MAIN, T_WORD, T_70, T_70_WORDS, T_LOW = Title
-
-
-class VetoKind(str, Enum):
-    """What makes two records different works by definition."""
-
-    PART = "different parts"            # "Part 1" / "Part 2"
-    NOTICE = "notice vs work"           # an erratum, reply or comment vs its article
-    EDITION = "different editions"
-    BOOK_VOLUME = "different volumes"   # of a book
-    MARKED = "marked distinct"          # a user said so (pubcli.usecases.distinct)
-
-
-@dataclass(frozen=True)
-class Veto:
-    kind: VetoKind
-    text: str
-
-    def __str__(self) -> str:
-        return self.text
 
 
 class Comparison:
@@ -79,7 +56,6 @@ class Comparison:
         return self.levels[FIELDS.index(f)]
 
 
-# ---------------------------------------------------------------- one record
 _TYPE_FAMILY = {"article": "article", "inproceedings": "paper", "conference": "paper",
                 "book": "book", "mvbook": "book", "incollection": "chapter", "inbook": "chapter",
                 "phdthesis": "thesis", "mastersthesis": "thesis", "thesis": "thesis",
@@ -89,223 +65,8 @@ _LOOSE_TYPES = frozenset({"misc", "unpublished", "online", "electronic", "www", 
                           "techreport", "report", "manual", "booklet", ""})
 
 
-_SENTENCE_RE = re.compile(r"\s*\.\s+")
-_CUT_RE = re.compile(r"\u2026|&\s*hellip\s*;|\.\.\.\s*[,;]?\s*$")
 _BOOK_DOI_RE = re.compile(r"/97[89]-?\d")  # a DOI built on an ISBN: a book's
 _PART_TYPES = frozenset({"incollection", "inbook", "inproceedings", "chapter"})
-
-
-class Features:
-    """What the matcher needs from one record: the title at once, the rest on the
-    first comparison."""
-
-    __slots__ = ("record", "index", "title", "_sorted", "_main", "_authors", "_ids",
-                 "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
-                 "_segments")
-
-    def __init__(self, record: Record, index: int = 0, title: str | None = None,
-                 main: str | None = None) -> None:
-        self.record = record
-        self.index = index
-        #: ``title`` and ``main``: the normalised title and main title, when known already
-        self.title = _normalise(strip_annotations(record.fields.get("title", ""))) \
-            if title is None else title
-        self._sorted: str | None = None
-        self._main: str | None = main
-        self._authors: tuple | None = None
-        self._ids: tuple | None = None
-        self._tokens: list[str] | None = None
-        self._aindex: dict[str, list[int]] | None = None
-        self._venue: str | None = None
-        self._biblio: tuple | None = None
-        self._segments: tuple[str, ...] | None = None
-
-    # titles
-    def _detail(self) -> None:
-        toks = self.title.split()
-        self._tokens = toks
-        self._content = [t for t in toks if t not in _STOP and len(t) > 1]
-        if _MAYBE_NUMBER_RE.search(self.title):
-            self._nums, self._parts = _title_numbers(toks)
-        else:
-            self._nums, self._parts = (), ()
-
-    @property
-    def tokens(self) -> list[str]:
-        if self._tokens is None:
-            self._detail()
-        return self._tokens  # type: ignore[return-value]
-
-    @property
-    def content_tokens(self) -> list[str]:
-        if self._tokens is None:
-            self._detail()
-        return self._content
-
-    @property
-    def nums(self) -> tuple[str, ...]:
-        if self._tokens is None:
-            self._detail()
-        return self._nums
-
-    @property
-    def part_nums(self) -> tuple[str, ...]:
-        """Numbers that name a part ("Part 2", "Phase III", "II")."""
-        if self._tokens is None:
-            self._detail()
-        return self._parts
-
-    @property
-    def sorted_title(self) -> str:
-        if self._sorted is None:
-            self._sorted = sorted_words(self.title)
-        return self._sorted
-
-    @property
-    def main(self) -> str:
-        """The normalised title before its subtitle, "" when it has none."""
-        if self._main is None:
-            raw = strip_annotations(self.record.fields.get("title", ""))
-            main = _main_title(raw) if raw and _has_separator(raw) else ""
-            self._main = "" if main == self.title else main
-        return self._main
-
-    @property
-    def segments(self) -> tuple[str, ...]:
-        """The normalised pieces of a title written with sentence periods, of two
-        content words or more ("l. wong . comprehension syntax" -> "comprehension
-        syntax"): what is left when citation debris is written around a title."""
-        if self._segments is None:
-            raw = strip_annotations(self.record.fields.get("title", ""))
-            out: list[str] = []
-            if ". " in raw:
-                for piece in _SENTENCE_RE.split(raw):
-                    norm = _normalise(piece)
-                    if norm != self.title and sum(
-                            1 for t in norm.split() if t not in _STOP and len(t) > 1) >= 2:
-                        out.append(norm)
-            self._segments = tuple(out)
-        return self._segments
-
-    # the rest
-    @property
-    def year(self) -> int | None:
-        return self.record.year
-
-    @property
-    def venue(self) -> str:
-        if self._venue is None:
-            f = self.record.fields
-            venue = ""
-            for name in ("journal", "journaltitle", "booktitle", "series"):
-                if f.get(name):
-                    venue = normalise(f[name])
-                    if _CUT_RE.search(f[name]):
-                        venue += " " + CUT  # "Proc. of the 25th Intl. Conf. on Very ..."
-                    break
-            self._venue = venue
-        return self._venue
-
-    @property
-    def authors(self) -> tuple[Person, ...]:
-        if self._authors is None:
-            f = self.record.fields
-            self._authors = _parse_authors(f.get("author") or f.get("editor") or "")
-        return self._authors
-
-    @property
-    def authors_cut(self) -> bool:
-        """Does the author list end "et al." or with an ellipsis?"""
-        f = self.record.fields
-        return bool(CUT_LIST_RE.search(f.get("author") or f.get("editor") or ""))
-
-    @property
-    def author_index(self) -> dict[str, list[int]]:
-        if self._aindex is None:
-            self._aindex = _author_index(self.authors)
-        return self._aindex
-
-    def _identifiers(self) -> tuple[str, str, str]:
-        if self._ids is None:
-            f = self.record.fields
-            v = f.get("doi")
-            doi = normalise_doi(v) if v else ""
-            if not doi:
-                for name in ("url", "note"):
-                    v = f.get(name)
-                    if v and ("10." in v):
-                        doi = normalise_doi(v)
-                        if doi:
-                            break
-            arxiv = ""
-            if "eprint" in f or "arxiv" in f:
-                arxiv = arxiv_id(f)
-            else:
-                joined = "\0".join(f.values())
-                if "rxiv" in joined or "rXiv" in joined or "RXIV" in joined:
-                    arxiv = arxiv_id(f)
-            if doi.startswith("10.48550/arxiv."):
-                arxiv = arxiv or doi.split("arxiv.", 1)[1]
-            isbn = normalise_isbn(f.get("isbn")) if self.record.type in BOOKLIKE else ""
-            self._ids = (doi, arxiv, isbn)
-        return self._ids
-
-    @property
-    def doi(self) -> str:
-        return self._identifiers()[0]
-
-    @property
-    def arxiv(self) -> str:
-        return self._identifiers()[1]
-
-    @property
-    def isbn(self) -> str:
-        return self._identifiers()[2]
-
-    @property
-    def pmid(self) -> str:
-        """The PubMed id ("pmid" field), "" when none."""
-        return pmid(self.record.fields) if "pmid" in self.record.fields else ""
-
-    @property
-    def biblio(self) -> tuple[str, str, tuple[str, str] | None, str]:
-        """(volume, issue, page range, edition), each "" / None when absent or junk."""
-        if self._biblio is None:
-            f = self.record.fields
-            self._biblio = (volume_value(f.get("volume")), issue_value(f.get("number")),
-                            page_range(f.get("pages")), edition_value(f.get("edition")))
-        return self._biblio
-
-    def field(self, name: str) -> str:
-        return self.record.fields.get(name, "")
-
-
-def sorted_words(title: str) -> str:
-    """A title's words in sorted order (a block key: reordered words meet)."""
-    return " ".join(sorted(title.split())) if " " in title else title
-
-
-def _title_numbers(tokens: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(all numbers of a title, the numbers naming a part), each sorted."""
-    out: list[str] = []
-    parts: list[str] = []
-    prev = ""
-    for tok in tokens:
-        n = ""
-        if tok.isdigit():
-            n = tok.lstrip("0") or "0"
-            if prev in _PART_WORDS:
-                parts.append(n)
-        elif prev in _PART_WORDS and (tok in _ROMAN or tok in _NUMBER_WORDS):
-            n = _ROMAN.get(tok) or _NUMBER_WORDS[tok]
-            parts.append(n)
-        elif tok in _ROMAN and tok not in ("i", "v", "x"):
-            n = _ROMAN[tok]
-            parts.append(n)
-        if n:
-            out.append(n)
-        prev = tok
-    return tuple(sorted(out)), tuple(sorted(parts))
 
 
 # ---------------------------------------------------------------- one pair
@@ -520,7 +281,7 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
     vol_b, _, _, ed_b = b.biblio
     v_level = _venue_level(a.venue, b.venue, _same_or_not(vol_a, vol_b))
     levels = (t_level, a_level, y_level, v_level) + (done[1] if done else _cheap(a, b))
-    vetoes = _vetoes(a, b, ed_a, ed_b, vol_a, vol_b)
+    vetoes = vetoes_of(a, b, ed_a, ed_b, vol_a, vol_b)
     return Comparison(levels, lambda: _shown(a, b, t_shown, a_shown, y_shown), vetoes, t_score,
                       a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title
                       else "")
@@ -547,32 +308,3 @@ def _shown(a: Features, b: Features, t_shown: str, a_shown: str, y_shown: str
             a.record.type if a.record.type == b.record.type
             else f"{a.record.type} / {b.record.type}",
             a.pmid if a.pmid == b.pmid else f"{a.pmid} / {b.pmid}")
-
-
-def _vetoes(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b: str
-            ) -> tuple[Veto, ...]:
-    out: list[Veto] = []
-    if a.title and b.title and a.title != b.title:
-        na, nb = a.nums, b.nums
-        if na != nb:
-            pa, pb = a.part_nums, b.part_nums
-            only_a, only_b = set(na) - set(nb), set(nb) - set(na)
-            if (only_a and only_b) or (pa != pb and (set(pa) ^ set(pb)) & (only_a | only_b)):
-                out.append(Veto(VetoKind.PART, "different numbers in the titles ("
-                                + (" ".join(na) or "none") + " / " + (" ".join(nb) or "none")
-                                + ")"))
-        marker = _marker_difference(a.tokens, b.tokens)
-        if marker:
-            out.append(Veto(VetoKind.NOTICE, f"'{marker}' in one title only"))
-    if ed_a and ed_b and ed_a != ed_b:
-        out.append(Veto(VetoKind.EDITION, f"different editions ({a.field('edition').strip()} / "
-                                          f"{b.field('edition').strip()})"))
-    elif bool(ed_a) != bool(ed_b) and (ed_a or ed_b).isdigit() and int(ed_a or ed_b) >= 2 \
-            and a.year and b.year and a.year != b.year:
-        out.append(Veto(VetoKind.EDITION, f"different editions ({ed_a or 'none'} / "
-                                          f"{ed_b or 'none'}) and years"))
-    if vol_a and vol_b and vol_a != vol_b and a.record.type in BOOKLIKE \
-            and b.record.type in BOOKLIKE:
-        out.append(Veto(VetoKind.BOOK_VOLUME, f"different volumes ({a.field('volume').strip()}"
-                                              f" / {b.field('volume').strip()})"))
-    return tuple(out)

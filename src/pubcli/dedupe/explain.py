@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
-from .evidence import Veto
 from .levels import Field
+from .vetoes import Veto
 from .weights import CONTEXT_NOTE, Contribution, Model, Score
 
 _RULE_NAMES = {Field.DOI: "same DOI", Field.ARXIV: "same arXiv id", Field.ISBN: "same ISBN",

@@ -5,29 +5,30 @@ A :class:`Matcher` numbers the records in a canonical (content) order, asks
 estimated on them, compares pairs (:mod:`.evidence`) and joins the matches
 (:mod:`.clusters`). What depends only on the file's bytes (the weights, the
 candidate pairs, the canonical order, the normalised titles, and the links a
-threshold gives) is kept in the weights cache (:func:`pubcli.store.cache.write_derived`,
-keyed by the digest of the file's bytes and the code), so the next command on an
-unchanged file does not work it out again.
+threshold gives) is kept in the derived-data cache (:mod:`.matchcache`), keyed by the
+digest of the file's bytes and the code, so the next command on an unchanged file
+does not work it out again. What it hands back is in :mod:`.groups`; how many works
+share a title, in :mod:`.titleworks`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-from array import array
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Sequence
 
 from pubcli.local import gcpause
 from pubcli.schema.model import Record
 from .blocking import Index, block
+from . import matchcache
 from .clusters import cluster
-from .evidence import (CHEAP_FIELDS, Comparison, Features, Veto, VetoKind, cheap_levels, compare,
-                       quick_title, sorted_words)
-from .levels import FIELDS, LEVELS, MISSING, Field, Title
+from .evidence import CHEAP_FIELDS, Comparison, cheap_levels, compare, quick_title
+from .features import Features, sorted_words
+from .levels import LEVELS, MISSING, Field, Title
 from .explain import Verdict, quick_verdict, verdict
+from .groups import Group, Link, Match, pair_key
 from .normalise import _GENERIC
-from .people import _close_name, shared_authors
+from .titleworks import title_works
+from .vetoes import Veto, VetoKind
 from .weights import Model, estimate
 
 #: The match probability (percent) a pair needs, no veto applying: the lowest at
@@ -45,143 +46,10 @@ AGAINST = -6.0
 TRAINING_PAIRS = 8_000
 
 
-@dataclass
-class Match:
-    """An existing record a candidate duplicates."""
-
-    record: Record
-    score: float                 # match probability, percent
-    evidence: list[str]
-    rule: str
-    verdict: Verdict | None = None
-
-
-@dataclass
-class Link:
-    """Two records judged duplicates, and why (worked out from the verdict when asked)."""
-
-    a: Record
-    b: Record
-    verdict: Verdict
-
-    @property
-    def score(self) -> float:
-        return self.verdict.score
-
-    @property
-    def rule(self) -> str:
-        return self.verdict.rule
-
-    @property
-    def evidence(self) -> list[str]:
-        return self.verdict.evidence
-
-
-@dataclass
-class Group:
-    """Records that describe one work (joined transitively), in input order."""
-
-    records: list[Record]
-    links: list[Link]
-    #: Links the matcher left out because the group would then hold two records
-    #: known to be different works (a chain A-B-C where A and C conflict).
-    conflicts: list[str] = field(default_factory=list)
-
-    @property
-    def score(self) -> float:
-        """The weakest link's score."""
-        return min(link.score for link in self.links) if self.links else 0.0
-
-    @property
-    def keys(self) -> list[str]:
-        return [r.key for r in self.records]
-
-
-def pair_key(a: str, b: str) -> tuple[str, str]:
-    """The order-free, case-free form of a key pair (for remembered decisions)."""
-    x, y = a.casefold(), b.casefold()
-    return (x, y) if x <= y else (y, x)
-
-
 def _content_key(rec: Record) -> tuple:
     """The canonical order: what a record says, its key only between records that
     say the same (so renaming keys leaves the order, and the groups, as they are)."""
     return (rec.type, tuple(rec.fields.items()), rec.key)
-
-
-#: A title carried by records of one venue in this many issues (years or volumes) is a
-#: heading ("Editor's comments", "Letter from the President"), not a work's title.
-HEADING_ISSUES = 3
-
-
-def _title_works(index: Index) -> dict[str, int]:
-    """How many different works share each title of two or more records: records
-    without a person in common (or, without authors, years apart) count apart, and
-    a title one venue carries in :data:`HEADING_ISSUES` or more issues counts as
-    many works as issues (a column's heading: the same editor writes it each time)."""
-    out: dict[str, int] = {}
-    for title, members in index.by_title.items():
-        if len(members) < 2:
-            continue
-        feats = [index.feats[i] for i in members]
-        issues = _heading_issues(feats)
-        if issues >= HEADING_ISSUES:
-            out[title] = max(issues, len(feats) if len(feats) > 60 else 0)
-            continue
-        if len(feats) > 60:
-            firsts = {f.authors[0][0][-1] if f.authors else ("", f.year) for f in feats}
-            out[title] = len(firsts)
-            continue
-        reps: list[Features] = []
-        for f in feats:
-            if not any(_same_work(f, r) for r in reps):
-                reps.append(f)
-        if len(reps) > 1:
-            out[title] = len(reps)
-    return out
-
-
-def _heading_issues(feats: Sequence[Features]) -> int:
-    """The most issues (distinct years, volumes, or volume and issue numbers) one venue
-    carries a title in, among records that name their venue."""
-    by_venue: dict[str, tuple[set, set, set]] = {}
-    for f in feats:
-        if f.venue:
-            years, volumes, issues = by_venue.setdefault(f.venue, (set(), set(), set()))
-            volume, number = f.biblio[0], f.biblio[1]
-            if f.year:
-                years.add(f.year)
-            if volume:
-                volumes.add(volume)
-                if number:
-                    issues.add((volume, number))
-    return max((max(map(len, sets)) for sets in by_venue.values()), default=0)
-
-
-def _other_issues(a: Features, b: Features) -> bool:
-    """Do two records name one venue and two of its issues (volume or number)?"""
-    (va, na), (vb, nb) = a.biblio[:2], b.biblio[:2]
-    return bool(a.venue) and a.venue == b.venue and (va, na) != (vb, nb) \
-        and bool(va or na) and bool(vb or nb)
-
-
-def _same_work(a: Features, b: Features) -> bool:
-    """Could two records of one title be one work? A person in common, or (with a
-    single author or none on one side, often a broken export) years at most one apart;
-    not two single authors who are different people."""
-    if len(a.authors) >= 2 and len(b.authors) >= 2:
-        # a family name in common (or nearly: one or two typos) is enough here; initials
-        # are often garbled
-        if a.author_index.keys() & b.author_index.keys():
-            return True
-        names_b = [p[0][-1] for p in b.authors]
-        return any(_close_name(p[0][-1], y) for p in a.authors for y in names_b)
-    if a.authors and b.authors and shared_authors(a.authors, b.authors, b.author_index):
-        return True
-    if len(a.authors) == 1 and len(b.authors) == 1 and _other_issues(a, b) \
-            and not _close_name(a.authors[0][0][-1], b.authors[0][0][-1]):
-        return False  # two writers of one venue's column in two issues: its heading
-    return not (a.year and b.year and abs(a.year - b.year) > 1)
 
 
 def _place_only(v: Verdict, model: Model, cmp: Comparison, words: int) -> Verdict:
@@ -246,50 +114,19 @@ class Matcher:
         # (the code that made it is in every cache file's header: store.cache.code_version)
         return f"{TRAINING_PAIRS}:{self._size}"
 
-    def _read_cache(self) -> tuple[Model, set[tuple[int, int]], list[int], list[str],
-                                   list[str], list[str]] | None:
-        """(the weights, the candidate pairs, the canonical order, the normalised titles,
-        main titles and sorted titles in that order) kept for this version of the file,
-        or None."""
-        from ..store import cache
-
+    def _read_cache(self) -> matchcache.Kept | None:
         assert self._digest is not None
-        data = cache.read_derived("weights", self._digest, self._maker())
-        if data is None:
-            return None
-        try:
-            model = Model.from_data(data["model"])
-            first, second, order = array("I"), array("I"), array("I")
-            first.frombytes(data["first"])
-            second.frombytes(data["second"])
-            order.frombytes(data["order"])
-            titles, mains, sorted_titles = data["titles"], data["mains"], data["sorted"]
-        except (KeyError, TypeError, ValueError):
-            return None
-        n = len(self.records)
-        if len(first) != len(second) or any(j >= n for j in second) \
-                or sorted(order) != list(range(n)) or not isinstance(titles, list) \
-                or len(titles) != n or not all(isinstance(t, str) for t in titles) \
-                or any(not isinstance(x, list) or len(x) != n
-                       or not all(isinstance(t, str) for t in x) for x in (mains, sorted_titles)):
-            return None
-        return model, set(zip(first, second, strict=False)), list(order), titles, mains, sorted_titles
+        return matchcache.read_weights(self._digest, self._maker(), len(self.records))
 
     def _to_cache(self) -> None:
-        from ..store import cache
-
         if self._digest is None or self._model is None or self._pairs is None \
                 or len(self.index.feats) != self._size:
             return  # (weights of the file's records only)
-        pairs = sorted(self._pairs)
-        cache.write_derived("weights", self._digest, self._maker(), {
-            "model": self._model.to_data(),
-            "first": array("I", [i for i, _ in pairs]).tobytes(),
-            "second": array("I", [j for _, j in pairs]).tobytes(),
-            "order": array("I", [self.position[n] for n in range(self._size)]).tobytes(),
-            "titles": self.index.titles,
-            "mains": [self.index.feats.main(n) for n in range(self._size)],
-            "sorted": [sorted_words(t) for t in self.index.titles]})
+        matchcache.write_weights(
+            self._digest, self._maker(), self._model, self._pairs,
+            [self.position[n] for n in range(self._size)], self.index.titles,
+            [self.index.feats.main(n) for n in range(self._size)],
+            [sorted_words(t) for t in self.index.titles])
 
     # ------------------------------------------------------------ the weights
     def pairs(self, progress: Callable[[float], None] | None = None) -> set[tuple[int, int]]:
@@ -308,7 +145,7 @@ class Matcher:
     @property
     def title_works(self) -> dict[str, int]:
         if self._works is None:
-            self._works = _title_works(self.index)
+            self._works = title_works(self.index)
         return self._works
 
     def _common(self, s: Features) -> bool:
@@ -537,55 +374,24 @@ class Matcher:
 
     # ------------------------------------------------------------ the links cache
     def _links_maker(self, skip: set[tuple[str, str]]) -> str:
-        """What the links depend on beyond the file's bytes: the threshold and the
-        pairs marked as not duplicates."""
-        marked = hashlib.blake2b("\n".join(sorted(f"{a}\t{b}" for a, b in skip)).encode(),
-                                 digest_size=10).hexdigest()
-        return f"{self._maker()}:{self.threshold!r}:{marked}"
+        return matchcache.links_maker(self._maker(), self.threshold, skip)
 
     def _read_links(self, skip: set[tuple[str, str]]
                     ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], Comparison]] | None:
         """The links :meth:`groups` found for this version of the file (same threshold,
         same marked pairs), and the comparisons it judged them and their groups by."""
-        from ..store import cache
-
         if self._digest is None or len(self.index.feats) != self._size:
             return None
-        data = cache.read_derived("links", self._digest, self._links_maker(skip))
-        if data is None:
-            return None
-        n = self._size
-        try:
-            links = [(int(i), int(j)) for i, j in data["links"]]
-            comparisons = {}
-            for i, j, levels, shown, score, key, vetoes in data["comparisons"]:
-                if not (0 <= i < j < n) or len(levels) != len(FIELDS) \
-                        or len(shown) != len(FIELDS):
-                    return None
-                comparisons[(i, j)] = Comparison(
-                    tuple(levels), tuple(shown),
-                    tuple(Veto(VetoKind[kind], text) for kind, text in vetoes), score, key)
-        except (KeyError, TypeError, ValueError):
-            return None
-        if not all(p in comparisons for p in links):
-            return None
-        return links, comparisons
+        return matchcache.read_links(self._digest, self._links_maker(skip), self._size)
 
     def _keep_links(self, skip: set[tuple[str, str]], links: list[tuple[int, int]],
                     judged: set[tuple[int, int]]) -> None:
-        from ..store import cache
-
         if self._digest is None or len(self.index.feats) != self._size \
                 or self._model is None:
             return
-        rows = []
-        for pair in sorted(set(links) | judged):
-            cmp = self.comparison(*pair)
-            rows.append((pair[0], pair[1], tuple(map(int, cmp.levels)), cmp.shown,
-                         cmp.title_score, cmp.title_key,
-                         tuple((v.kind.name, v.text) for v in cmp.vetoes)))
-        cache.write_derived("links", self._digest, self._links_maker(skip),
-                            {"links": links, "comparisons": rows})
+        matchcache.write_links(self._digest, self._links_maker(skip), links,
+                               ((pair, self.comparison(*pair))
+                                for pair in sorted(set(links) | judged)))
 
     def _first_position(self, g: Group) -> int:
         if self._by_id is None:

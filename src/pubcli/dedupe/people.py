@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
+from typing import NamedTuple
 from collections.abc import Sequence
 
 from pubcli.schema.names import split_authors, split_top_level
@@ -130,7 +131,15 @@ def _drop_von(words: str) -> str:
     return " ".join(w for w in words.split() if not w[:1].islower()) or words
 
 
-Person = tuple  # (last-name tokens, first initial, given-name words)
+class Person(NamedTuple):
+    """One parsed name (a tuple: as small, and as hashable)."""
+
+    last: tuple[str, ...]     # the family name's tokens, "" parts dropped
+    initial: str              # the first given name's initial, "" when none
+    given: tuple[str, ...]    # the given names' words of two letters or more
+
+
+_NOBODY = Person((), "", ())
 
 
 def _given_words(text: str) -> tuple[str, ...]:
@@ -147,9 +156,9 @@ def parse_person(raw: str) -> Person:
     if raw and not raw.isascii():
         raw = _undamaged(raw)
     if not raw:
-        return ((), "", ())
+        return _NOBODY
     if raw[0] == "{" and raw[-1] == "}" and raw.count("{") == 1:
-        return (tuple(_normalise(raw).split()), "", ())  # a corporate author: "{World Bank}"
+        return Person(tuple(_normalise(raw).split()), "", ())  # a corporate author: "{World Bank}"
     if "\\" in raw:
         raw = _latex_for_matching(raw)
     if "{" in raw:
@@ -158,24 +167,24 @@ def parse_person(raw: str) -> Person:
         parts = raw.split(",")
         last = parts[0].strip()
         if not last:
-            return ((), "", ())
+            return _NOBODY
         given = _given_words(parts[-1]) if len(parts) > 1 else ()
         first = parts[-1] if len(parts) > 1 and (given or _is_initials(parts[-1].strip())) \
             else ""
-        return (_last_tokens(_drop_von(last)), _initial(first), given)
+        return Person(_last_tokens(_drop_von(last)), _initial(first), given)
     words = raw.replace("~", " ").split()
     if not words:  # a name that is only a macro (tugboat.bib's "\Thanh{}")
-        return ((), "", ())
+        return _NOBODY
     if len(words) == 1:
-        return (_last_tokens(words[0]), "", ())
+        return Person(_last_tokens(words[0]), "", ())
     if _is_initials(words[-1]) and not _is_initials(words[0]):
         # Vancouver "van der Berg JA"
-        return (_last_tokens(_drop_von(" ".join(words[:-1]))), _initial(words[-1]), ())
+        return Person(_last_tokens(_drop_von(" ".join(words[:-1]))), _initial(words[-1]), ())
     i = len(words) - 1
     while i > 1 and words[i - 1][:1].islower():
         i -= 1
-    return (_last_tokens(_drop_von(" ".join(words[i:]))), _initial(words[0]),
-            _given_words(" ".join(words[:i])))
+    return Person(_last_tokens(_drop_von(" ".join(words[i:]))), _initial(words[0]),
+                  _given_words(" ".join(words[:i])))
 
 
 def parse_authors(value: str | None) -> list[Person]:
@@ -188,7 +197,7 @@ def _parse_authors(value: str) -> tuple[Person, ...]:
     out = []
     for p in person_strings(value):
         person = parse_person(p)
-        if person[0]:
+        if person.last:
             out.append(person)
     return tuple(out)
 
@@ -227,14 +236,14 @@ _person_match = person_match
 def _author_index(people: Sequence[Person]) -> dict[str, list[int]]:
     by_token: dict[str, list[int]] = {}
     for j, person in enumerate(people):
-        for tok in person[0] + person[2]:
+        for tok in person.last + person.given:
             lst = by_token.setdefault(tok, [])
             if not lst or lst[-1] != j:
                 lst.append(j)
     return by_token
 
 
-def shared_authors(a: Sequence, b: Sequence, b_index: dict[str, list[int]] | None = None
+def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, list[int]] | None = None
                    ) -> int:
     """How many people of ``a`` also appear in ``b`` (each matched once)."""
     if not a or not b:
@@ -243,7 +252,7 @@ def shared_authors(a: Sequence, b: Sequence, b_index: dict[str, list[int]] | Non
     used: set[int] = set()
     n = 0
     for person in a:
-        for tok in person[0] + person[2]:
+        for tok in person.last + person.given:
             hit = False
             for j in by_token.get(tok, ()):
                 if j not in used and _person_match(person, b[j]):
@@ -254,10 +263,10 @@ def shared_authors(a: Sequence, b: Sequence, b_index: dict[str, list[int]] | Non
             if hit:
                 break
         else:
-            if len(person[0]) == 1 and person[1]:  # one typo in the family name
+            if len(person.last) == 1 and person.initial:  # one typo in the family name
                 for j, other in enumerate(b):
-                    if j not in used and len(other[0]) == 1 and other[1] == person[1] \
-                            and _close_name(person[0][0], other[0][0]):
+                    if j not in used and len(other.last) == 1 and other.initial == person.initial \
+                            and _close_name(person.last[0], other.last[0]):
                         used.add(j)
                         n += 1
                         break
