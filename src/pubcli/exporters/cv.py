@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from pubcli.schema.model import Record
-from .style import Entry, Page, Span, build_page
+from .spans import Span
+from .style import Entry, Page, build_page
 
 FORMATS = {"latex": "latex", "docx": "docx"}
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|$~^@'\"&:;=%])")

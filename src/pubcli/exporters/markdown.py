@@ -19,7 +19,8 @@ from collections.abc import Iterable, Sequence
 
 from markupsafe import Markup
 
-from .style import Entry, Link, Span
+from .spans import Span
+from .style import Entry, Link
 
 TEMPLATE = "page.md.j2"
 
