@@ -24,7 +24,7 @@ from urllib.parse import quote
 from pubcli.usecases.grouping import Filters, group, select
 from pubcli.text.latex import to_text
 from pubcli.text.fold import fold
-from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record
+from pubcli.schema.model import GroupBy, Record
 from pubcli.schema.types import type_group_order
 
 if TYPE_CHECKING:
@@ -33,23 +33,10 @@ from pubcli.schema.resources import AWARD_FIELD, resources
 from pubcli.schema import values
 from pubcli.text.view import owner_flags, view
 
+from .pagebibtex import PRIVATE_FIELDS, public_bibtex
+from .sections import PAGE_GROUPINGS, parse_grouping, section_titles
 from .spans import Span, plain, rich
 
-# The groupings a page can show, in the seed page's order.
-PAGE_GROUPINGS: tuple[str, ...] = ("year", "area", "type")
-SECTION_TITLES = {
-    "year": ("Publications by Year", "By year"),
-    "area": ("Publications by Research Area", "By research area"),
-    "type": ("Publications by Type", "By type"),
-}
-# Left out of the BibTeX a page visitor copies (plus the configured private_fields):
-# pubcli's bookkeeping, and the fields only a page uses (al-folio's and BibBase's),
-# which nobody wants pasted into a paper. Every url_<label> (BibBase) goes too.
-PRIVATE_FIELDS: tuple[str, ...] = (
-    AREA_FIELD, FEATURED_FIELD, "file", "pdf", "slides", "code", "video", "poster", "supp",
-    "html", "website", "blog", "award", "abstract", "abbr", "selected", "preview",
-    "bibtex_show", "altmetric", "dimensions", "google_scholar_id", "inspirehep_id")
-PAGE_ONLY_PREFIX = "url_"
 MAX_AUTHORS = 10  # authors shown before "... and N more" (config: max_authors)
 
 
@@ -159,26 +146,6 @@ def _detail(label: str, value: str) -> str:
     return f"{label} {value}" if label.endswith(" by") else f"{label}: {value}"
 
 
-# ---------------------------------------------------------------- records to entries
-def public_bibtex(text: str, rec: Record, private: Sequence[str]) -> str:
-    """The entry's BibTeX as written, less its private fields (only their text goes:
-    the bibtex package's own edit of one entry, as a removal of those fields)."""
-    drop = {f for f in rec.fields if f in private or f.startswith(PAGE_ONLY_PREFIX)}
-    if not drop:
-        return text
-    from .. import bibtex
-    from ..errors import PubcliError
-
-    kept = rec.copy(fields={k: v for k, v in rec.fields.items() if k not in drop})
-    try:
-        if rec.source is not None:  # patch_entry checks that text is the entry as read
-            return bibtex.patch_entry(text, rec.source, rec, kept, {})
-        return bibtex.format_entry(kept, indent=bibtex.detect_indent(text),
-                                   newline="\r\n" if "\r\n" in text else "\n")
-    except PubcliError:
-        return ""  # never show a private field: no BibTeX rather than all of it
-
-
 Author = tuple[str, bool]
 
 
@@ -259,28 +226,6 @@ def entry(rec: Record, owner: str | None, bibtex: str, *,
 def slugify(text: str) -> str:
     s = re.sub(r"[^a-z0-9]+", "-", fold(text).encode("ascii", "ignore").decode()).strip("-")
     return s or "group"
-
-
-def parse_grouping(text: str) -> tuple[str, ...]:
-    """"year" -> ("year",); "type,year" -> ("type", "year"): one heading per type with
-    its years inside."""
-    from ..errors import ValidationError
-
-    levels = tuple(p.strip().lower() for p in text.split(",") if p.strip())
-    bad = [p for p in levels if p not in PAGE_GROUPINGS]
-    if not levels or bad or len(set(levels)) != len(levels) or len(levels) > 2:
-        raise ValidationError(f"--by {text!r}: expected one of {', '.join(PAGE_GROUPINGS)}, "
-                              "or two of them joined by a comma (type,year)")
-    return levels
-
-
-def section_titles(levels: Sequence[str]) -> tuple[str, str]:
-    """("Publications by Type and Year", "By type and year") for ("type", "year")."""
-    if len(levels) == 1:
-        return SECTION_TITLES[levels[0]]
-    heads = [SECTION_TITLES[n][0].split(" by ", 1)[1] for n in levels]
-    tabs = [SECTION_TITLES[n][1].split(" ", 1)[1] for n in levels]
-    return (f"Publications by {' and '.join(heads)}", f"By {' and '.join(tabs)}")
 
 
 def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str],
