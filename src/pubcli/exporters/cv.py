@@ -15,8 +15,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from pubcli.schema.model import Record
+from .entries import Entry
 from .spans import Span
-from .style import Entry, Page, build_page
+from .style import Page, build_page
 
 FORMATS = {"latex": "latex", "docx": "docx"}
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|$~^@'\"&:;=%])")

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 
 from markupsafe import Markup
 
+from .entries import Entry, Link
 from .spans import Span
-from .style import Entry, Link
 
 TEMPLATE = "page.md.j2"
 
