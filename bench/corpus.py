@@ -266,7 +266,7 @@ OTHER_FIELDS = ("journal", "booktitle", "series", "publisher", "note", "abstract
 def display_check(path: Path, other: list[dict]) -> tuple[int, list[dict]]:
     from pubcli import store
     from pubcli.errors import PubcliError
-    from pubcli.exporters import style
+    from pubcli.exporters import spans
     from pubcli.text.latex import to_text
 
     try:
@@ -287,7 +287,7 @@ def display_check(path: Path, other: list[dict]) -> tuple[int, list[dict]]:
             continue
         titles += 1
         shown = to_text(raw)
-        styled = style.plain(style.rich(raw))
+        styled = spans.plain(spans.rich(raw))
         miss = lost_words(raw, shown)
         miss_styled = lost_words(raw, styled)
         if miss or miss_styled:

@@ -15,7 +15,7 @@ import pytest
 
 from pubcli import bibtex, store
 from pubcli.errors import LibraryReadError
-from pubcli.exporters import style
+from pubcli.exporters import spans
 from pubcli.text.latex import to_text
 from pubcli.schema.model import Record
 
@@ -176,10 +176,10 @@ def _titles(path: Path) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("path", [p for p in UTF8_FILES if p.stat().st_size > 5000], ids=rel)
 def test_no_title_loses_a_word_in_list_markdown_or_html(path):
     """Every word of a title's plain text is a word of what `list`/Markdown show
-    (to_text) and of the page's styled runs (exporters.style.rich)."""
+    (to_text) and of the page's styled runs (exporters.spans.rich)."""
     lost = []
     for key, raw in _titles(path):
-        for shown in (to_text(raw), style.plain(style.rich(raw))):
+        for shown in (to_text(raw), spans.plain(spans.rich(raw))):
             miss = lost_words(raw, shown)
             if miss:
                 lost.append((key, raw, shown, miss))

@@ -21,7 +21,7 @@ from markdown_it import MarkdownIt
 from pubcli import store
 from pubcli.exporters import EXPORTERS, build_page, get
 from pubcli.exporters.html import csp_hash
-from pubcli.exporters.style import rich
+from pubcli.exporters.spans import rich
 
 from .conftest import ROOT, SEED_PAGE, golden, write
 

@@ -91,7 +91,7 @@ def export_command(
     from pubcli import render, store
     from ..errors import ValidationError, WriteError
     from ..exporters import build_page, get, output as out_file
-    from ..exporters.style import parse_grouping
+    from ..exporters.sections import parse_grouping
     from pubcli.schema.inherit import publications
 
     path = common.library_path(library)

@@ -23,7 +23,8 @@ from types import ModuleType
 from collections.abc import Iterator
 
 from ..errors import PubcliError, ValidationError
-from .style import PAGE_GROUPINGS, Page, build_page
+from .sections import PAGE_GROUPINGS
+from .style import Page, build_page
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from collections.abc import Sequence
 
 from pubcli.schema.names import parse_name
-from .style import Span
+from .spans import Span
 
 class Cite(NamedTuple):
     """A formatted reference: runs before the title, the title, and after it."""

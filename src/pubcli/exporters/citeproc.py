@@ -3,7 +3,7 @@
 :func:`format_bibliography` hands pandoc one CSL-JSON bibliography and a CSL
 style, in one call, so the style's sort, its year suffixes (2010a, 2010b) and
 its "———" for a repeated author all happen; it reads pandoc's JSON document
-back and returns each reference as :class:`~.style.Span` runs (italic, bold;
+back and returns each reference as :class:`~.spans.Span` runs (italic, bold;
 superscripts, subscripts and small capitals as plain text), in the order the
 style lists them. Links pandoc adds to URLs and DOIs are kept as their text:
 the page adds its own.
@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from collections.abc import Sequence
 
 from . import pandoc
-from .style import Span
+from .spans import Span
 
 _QUOTES = {"DoubleQuote": ("\u201c", "\u201d"), "SingleQuote": ("\u2018", "\u2019")}
 _DOC = "---\nnocite: '@*'\n---\n"

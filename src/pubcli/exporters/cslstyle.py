@@ -27,7 +27,7 @@ from pubcli.exporters.styles import STYLE_DIR, STYLES
 from .cite import Cite, build_cite, owner_pattern
 from .csl import EPRINT_URLS, MAPPING_VERSION, item, unique_ids
 from .cslmarkup import MARKS, MATH0
-from .style import Span
+from .spans import Span
 
 class StyleError(PubcliError):
     """A citation style that cannot be found or read."""

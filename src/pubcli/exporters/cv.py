@@ -15,7 +15,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from pubcli.schema.model import Record
-from .style import Entry, Page, Span, build_page
+from .entries import Entry
+from .spans import Span
+from .style import Page, build_page
 
 FORMATS = {"latex": "latex", "docx": "docx"}
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|$~^@'\"&:;=%])")

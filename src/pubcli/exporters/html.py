@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from markupsafe import Markup, escape
 
 from ..errors import ValidationError
-from .style import Page, Span
+from .spans import Span
+from .style import Page
 
 REF_AUTHORS = 1  # authors a listing shows before "et al." until the script fills it in
 TEMPLATE = "page.html.j2"

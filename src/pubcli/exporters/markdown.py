@@ -19,7 +19,8 @@ from collections.abc import Iterable, Sequence
 
 from markupsafe import Markup
 
-from .style import Entry, Link, Span
+from .entries import Entry, Link
+from .spans import Span
 
 TEMPLATE = "page.md.j2"
 

@@ -1,15 +1,11 @@
-"""The style step: what a publications page says about each record.
+"""The style step: records -> the :class:`Page` a publications page shows.
 
-Built on :mod:`pubcli.text.view`, this turns records into format-neutral data that
-the templates lay out and the backends (:mod:`.markdown`, :mod:`.html`) escape:
-
-* titles and abstracts as :class:`Span` runs, so ``\\emph{..}``/``\\textit{..}``
-  become emphasis, ``\\textbf{..}`` strong text and ``$...$`` math stays verbatim;
-* authors with the owner flagged; "ICLR 2024 | May 2024" venue lines; details
-  such as "Published by Microsoft" or "ISBN: ..."; links that are only ever
-  ``http(s)`` URLs (DOIs become ``https://doi.org/...``).
-
-Nothing here escapes anything: escaping belongs to the backends.
+The page model (a :class:`Page`: sections of groups of :class:`~.entries.Entry`
+records) and :func:`build_page`: the records chosen and sorted,
+each made into one entry (:mod:`.entries`), grouped as ``--by`` asks
+(:mod:`.sections`), optionally in a citation style, and every entry given one home
+on the page and page-wide unique ids. The templates lay it out and the backends
+(:mod:`.markdown`, :mod:`.html`) escape it; nothing here escapes anything.
 """
 
 from __future__ import annotations
@@ -17,92 +13,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
-from collections.abc import Callable, Iterable, Sequence
-from urllib.parse import quote
+from collections.abc import Callable, Sequence
 
 from pubcli.usecases.grouping import Filters, group, select
-from pubcli.text.latex import closing_brace, to_text
 from pubcli.text.fold import fold
-from pubcli.schema.model import AREA_FIELD, FEATURED_FIELD, GroupBy, Record
+from pubcli.schema.model import GroupBy, Record
 from pubcli.schema.types import type_group_order
 
-if TYPE_CHECKING:
-    from .cite import Cite
-from pubcli.schema.resources import AWARD_FIELD, resources
-from pubcli.schema import values
-from pubcli.text.view import owner_flags, view
-
-# The groupings a page can show, in the seed page's order.
-PAGE_GROUPINGS: tuple[str, ...] = ("year", "area", "type")
-SECTION_TITLES = {
-    "year": ("Publications by Year", "By year"),
-    "area": ("Publications by Research Area", "By research area"),
-    "type": ("Publications by Type", "By type"),
-}
-# Left out of the BibTeX a page visitor copies (plus the configured private_fields):
-# pubcli's bookkeeping, and the fields only a page uses (al-folio's and BibBase's),
-# which nobody wants pasted into a paper. Every url_<label> (BibBase) goes too.
-PRIVATE_FIELDS: tuple[str, ...] = (
-    AREA_FIELD, FEATURED_FIELD, "file", "pdf", "slides", "code", "video", "poster", "supp",
-    "html", "website", "blog", "award", "abstract", "abbr", "selected", "preview",
-    "bibtex_show", "altmetric", "dimensions", "google_scholar_id", "inspirehep_id")
-PAGE_ONLY_PREFIX = "url_"
-MAX_AUTHORS = 10  # authors shown before "... and N more" (config: max_authors)
-
-
-class Span(NamedTuple):
-    """A run of text with one style. ``math`` text is ``$...$`` as written."""
-
-    text: str
-    em: bool = False
-    strong: bool = False
-    math: bool = False
-
-
-class Link(NamedTuple):
-    label: str
-    url: str
-
-
-@dataclass
-class Entry:
-    """One publication as a page shows it (shared by every group it appears in)."""
-
-    key: str
-    type: str
-    type_group: str
-    year: int | None
-    title: tuple[Span, ...]
-    title_text: str
-    title_url: str | None
-    authors: list[tuple[str, bool]]   # (name, is the page owner)
-    venue: str
-    date: str
-    details: list[str]
-    links: list[Link]
-    abstract: tuple[Span, ...]
-    bibtex: str
-    areas: list[str]
-    featured: bool
-    anchor: str = ""   # the page-wide id of the entry's one full rendering
-    home: str = ""     # slug of the group that holds that rendering
-    resources: list[Link] = field(default_factory=list)  # PDF, slides, code...
-    award: str = ""
-    # a long author list: the first ones and the owner, the rest behind "and N more"
-    authors_shown: list[tuple[str, bool]] = field(default_factory=list)
-    authors_more: list[tuple[str, bool]] = field(default_factory=list)
-    cite: Cite | None = None  # when the page is in a citation style
-    cite_alone: Cite | None = None  # the same without "———" for the author before it
-    locator: str = ""   # "vol. 41, no. 7, pp. 73–99"
-    abbr: str = ""      # al-folio's venue badge ("ICLR")
-    preview: str = ""   # a thumbnail: a relative path or a data: URL
-
-    @cached_property
-    def venue_line(self) -> str:
-        """"ICLR 2024, vol. 3, pp. 1–9 | May 2024", or the parts there are."""
-        where = ", ".join(p for p in (self.venue, self.locator) if p)
-        return " | ".join(p for p in (where, self.date) if p)
+from .entries import MAX_AUTHORS, Entry, entry
+from .pagebibtex import PRIVATE_FIELDS
+from .sections import PAGE_GROUPINGS, parse_grouping, section_titles
 
 
 @dataclass
@@ -155,258 +75,9 @@ class Page:
         return {t: i for i, t in enumerate(self.facet_types)}, areas
 
 
-# ---------------------------------------------------------------- LaTeX to spans
-_STYLE_CMDS = {"emph": "em", "textit": "em", "textsl": "em", "textbf": "strong"}
-_STYLE_DECLS = {"em": "em", "it": "em", "itshape": "em", "sl": "em", "slshape": "em",
-                "bf": "strong", "bfseries": "strong"}
-_STYLE_HINT = re.compile(r"\\(?:emph|textit|textsl|textbf|em|it|itshape|sl|slshape|bf|bfseries)"
-                         r"(?![A-Za-z])")
-_MATH_AT = re.compile(r"(\$\$?)(.+?)(?<!\\)\1", re.S)
-_CMD_NAME = re.compile(r"[A-Za-z]+")
-
-
-def rich(value: str | None) -> tuple[Span, ...]:
-    """LaTeX field value -> styled runs of Unicode text (math kept as ``$...$``)."""
-    if not value:
-        return ()
-    if "$" not in value and ("\\" not in value or not _STYLE_HINT.search(value)):
-        text = to_text(value)
-        return (Span(text),) if text else ()
-    out: list[Span] = []
-    _parse(value, 0, len(value), False, False, out)
-    return _normalize(out)
-
-
-def plain(spans: Iterable[Span]) -> str:
-    return "".join(s.text for s in spans)
-
-
-def _flush(s: str, start: int, stop: int, em: bool, strong: bool, out: list[Span]) -> None:
-    piece = s[start:stop]
-    if not piece:
-        return
-    text = to_text(piece)
-    lead = " " if piece[0].isspace() or piece[0] == "~" else ""
-    trail = " " if piece[-1].isspace() or (piece[-1] == "~" and not piece.endswith("\\~")) else ""
-    if text:
-        out.append(Span(lead + text + trail, em, strong))
-    elif lead or trail:
-        out.append(Span(" ", em, strong))
-
-
-def _parse(s: str, i: int, end: int, em: bool, strong: bool, out: list[Span]) -> None:
-    start = i
-    while i < end:
-        c = s[i]
-        if c == "\\":
-            m = _CMD_NAME.match(s, i + 1, end)
-            if not m:  # \$, \{, \\ ...: an escaped character
-                i += 2
-                continue
-            name = m.group(0)
-            j = m.end()
-            style = _STYLE_CMDS.get(name)
-            if style:
-                k = j
-                while k < end and s[k].isspace():
-                    k += 1
-                if k < end and s[k] == "{":
-                    close = closing_brace(s, k, end)
-                    if close != -1:
-                        _flush(s, start, i, em, strong, out)
-                        _parse(s, k + 1, close, em or style == "em",
-                               strong or style == "strong", out)
-                        i = start = close + 1
-                        continue
-            i = j
-            continue
-        if c == "{":
-            close = closing_brace(s, i, end)
-            if close == -1:
-                i += 1
-                continue
-            inner = s[i + 1:close]
-            m = re.match(r"\s*\\([A-Za-z]+)(?![A-Za-z])\s*", inner)
-            decl = _STYLE_DECLS.get(m.group(1)) if m else None
-            if decl and m:
-                _flush(s, start, i, em, strong, out)
-                _parse(s, i + 1 + m.end(), close, em or decl == "em",
-                       strong or decl == "strong", out)
-                i = start = close + 1
-                continue
-            if "$" in inner or _STYLE_HINT.search(inner):
-                _flush(s, start, i, em, strong, out)
-                _parse(s, i + 1, close, em, strong, out)
-                i = start = close + 1
-                continue
-            i = close + 1  # a plain group ({ZeRO}, \'{e}): left to to_text
-            continue
-        if c == "$":
-            m = _MATH_AT.match(s, i, end)
-            if m:
-                _flush(s, start, i, em, strong, out)
-                out.append(Span(" ".join(m.group(0).split()), em, strong, math=True))
-                i = start = m.end()
-                continue
-        i += 1
-    _flush(s, start, end, em, strong, out)
-
-
-def _normalize(spans: list[Span]) -> tuple[Span, ...]:
-    """Merge runs of one style, collapse spaces across runs, trim both ends."""
-    merged: list[Span] = []
-    for sp in spans:
-        text = sp.text
-        if merged and merged[-1].text.endswith(" ") and text.startswith(" "):
-            text = text[1:]
-        if not text:
-            continue
-        prev = merged[-1] if merged else None
-        if prev and not prev.math and not sp.math and (prev.em, prev.strong) == (sp.em, sp.strong):
-            merged[-1] = Span(prev.text + text, sp.em, sp.strong)
-        else:
-            merged.append(Span(text, sp.em, sp.strong, sp.math))
-    if merged and merged[0].text.startswith(" "):
-        merged[0] = Span(merged[0].text.lstrip(), merged[0].em, merged[0].strong, merged[0].math)
-    if merged and merged[-1].text.endswith(" "):
-        last = merged[-1]
-        merged[-1] = Span(last.text.rstrip(), last.em, last.strong, last.math)
-    return tuple(s for s in merged if s.text)
-
-
-# ---------------------------------------------------------------- links
-def doi_link(doi: str) -> str | None:
-    """``https://doi.org/...`` for a DOI in any form (:func:`pubcli.schema.values.doi_url`)."""
-    url = values.doi_url(doi)
-    return values.web_link(url) if url else None
-
-
-def _detail(label: str, value: str) -> str:
-    return f"{label} {value}" if label.endswith(" by") else f"{label}: {value}"
-
-
-# ---------------------------------------------------------------- records to entries
-def public_bibtex(text: str, rec: Record, private: Sequence[str]) -> str:
-    """The entry's BibTeX as written, less its private fields (only their text goes:
-    the bibtex package's own edit of one entry, as a removal of those fields)."""
-    drop = {f for f in rec.fields if f in private or f.startswith(PAGE_ONLY_PREFIX)}
-    if not drop:
-        return text
-    from .. import bibtex
-    from ..errors import PubcliError
-
-    kept = rec.copy(fields={k: v for k, v in rec.fields.items() if k not in drop})
-    try:
-        if rec.source is not None:  # patch_entry checks that text is the entry as read
-            return bibtex.patch_entry(text, rec.source, rec, kept, {})
-        return bibtex.format_entry(kept, indent=bibtex.detect_indent(text),
-                                   newline="\r\n" if "\r\n" in text else "\n")
-    except PubcliError:
-        return ""  # never show a private field: no BibTeX rather than all of it
-
-
-Author = tuple[str, bool]
-
-
-def split_authors_shown(authors: list[Author], most: int) -> tuple[list[Author], list[Author]]:
-    """(shown, hidden): the first ``most`` authors and the owner, and the rest, behind
-    "... and N more" (nothing hides when at most one name would)."""
-    if len(authors) <= most + 1:
-        return authors, []
-    shown = [a for i, a in enumerate(authors) if i < most or a[1]]
-    return shown, [a for i, a in enumerate(authors) if i >= most and not a[1]]
-
-
-def locator(rec: Record) -> str:
-    """Volume, issue and pages as a listing prints them: "vol. 41, no. 7, pp. 73–99"."""
-    f = rec.fields
-    parts = []
-    vol = to_text(f.get("volume", ""))
-    num = to_text(f.get("number", "") or f.get("issue", ""))
-    if vol:
-        parts.append(f"vol. {vol}")
-    # a report's number is its venue line already ("MSR-TR-2024-12"); an issue is not
-    if num and (vol or rec.type in ("article", "periodical", "inproceedings", "incollection")):
-        parts.append(f"no. {num}")
-    pages = to_text(f.get("pages", ""))
-    if pages:
-        pages = re.sub(r"\s*(?:-+|\u2013|\u2014)\s*", "\u2013", pages)
-        parts.append(("pp. " if re.search(r"\d\s*\u2013\s*\d|,", pages) else "p. ") + pages)
-    return ", ".join(parts)
-
-
-_TRUE = {"true", "yes", "1", "y"}
-_DATA_IMAGE = re.compile(r"data:image/(?:png|jpeg|gif|webp|avif);base64,[A-Za-z0-9+/=\s]+\Z")
-_LOCAL_PATH = re.compile(r"(?![a-zA-Z][a-zA-Z0-9+.-]*:)(?!//)[\w./ -]+\.(?:png|jpe?g|gif|webp|avif|svg)\Z",
-                         re.I)
-
-
-def preview_src(value: str) -> str:
-    """al-folio's ``preview``: a local image path (relative, no scheme: al-folio's are
-    under ``assets/img/publication_preview/``) or a ``data:image/...`` URL; anything
-    else is no preview (the page's CSP allows images from the page's site and data:)."""
-    value = value.strip()
-    if _DATA_IMAGE.match(value):
-        return re.sub(r"\s+", "", value)
-    if _LOCAL_PATH.match(value) and ".." not in value.split("/"):
-        return quote(value.strip(), safe="/._-")
-    return ""
-
-
-def entry(rec: Record, owner: str | None, bibtex: str, *,
-          private: Sequence[str] = PRIVATE_FIELDS, max_authors: int = MAX_AUTHORS) -> Entry:
-    v = view(rec)
-    links: list[Link] = []
-    for label, url in v.links:
-        good = doi_link(rec.fields.get("doi", "")) if label == "DOI" else values.web_link(url)
-        if good:
-            links.append(Link(label, good))
-    title_url = next((lk.url for lk in links if lk.label in ("DOI", "URL")), None)
-    title = rich(rec.title)
-    flags = owner_flags(v.raw_names, owner)
-    authors = list(zip(v.authors, flags, strict=True))
-    shown, more = split_authors_shown(authors, max_authors)
-    return Entry(
-        key=rec.key, type=rec.type, type_group=v.type_group, year=v.year,
-        title=title, title_text=(plain(title) if len(title) > 1 else v.title) or rec.key,
-        title_url=title_url,
-        authors=authors, venue=v.venue, date=v.date,
-        details=[_detail(label, value) for label, value in v.details if value],
-        links=links, abstract=rich(rec.fields.get("abstract")),
-        bibtex=public_bibtex(bibtex, rec, private),
-        areas=list(v.areas),
-        featured=v.featured or rec.fields.get("selected", "").strip().lower() in _TRUE,
-        resources=[Link(r.label, r.url) for r in resources(rec.fields)],
-        award=to_text(rec.fields.get(AWARD_FIELD, "")),
-        authors_shown=shown, authors_more=more, locator=locator(rec),
-        abbr=to_text(rec.fields.get("abbr", "")), preview=preview_src(rec.fields.get("preview", "")))
-
-
 def slugify(text: str) -> str:
     s = re.sub(r"[^a-z0-9]+", "-", fold(text).encode("ascii", "ignore").decode()).strip("-")
     return s or "group"
-
-
-def parse_grouping(text: str) -> tuple[str, ...]:
-    """"year" -> ("year",); "type,year" -> ("type", "year"): one heading per type with
-    its years inside."""
-    from ..errors import ValidationError
-
-    levels = tuple(p.strip().lower() for p in text.split(",") if p.strip())
-    bad = [p for p in levels if p not in PAGE_GROUPINGS]
-    if not levels or bad or len(set(levels)) != len(levels) or len(levels) > 2:
-        raise ValidationError(f"--by {text!r}: expected one of {', '.join(PAGE_GROUPINGS)}, "
-                              "or two of them joined by a comma (type,year)")
-    return levels
-
-
-def section_titles(levels: Sequence[str]) -> tuple[str, str]:
-    """("Publications by Type and Year", "By type and year") for ("type", "year")."""
-    if len(levels) == 1:
-        return SECTION_TITLES[levels[0]]
-    heads = [SECTION_TITLES[n][0].split(" by ", 1)[1] for n in levels]
-    tabs = [SECTION_TITLES[n][1].split(" ", 1)[1] for n in levels]
-    return (f"Publications by {' and '.join(heads)}", f"By {' and '.join(tabs)}")
 
 
 def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str],
