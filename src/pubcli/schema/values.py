@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from collections.abc import Mapping
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 # ------------------------------------------------------------------ years and dates
 #: BibTeX sort hacks: macros defined in a @preamble to print nothing and only steer
@@ -287,8 +287,6 @@ def web_link(value: str | None) -> str | None:
         v = v[5:-1].strip()
     if not _WEB_RE.fullmatch(v):
         return None
-    from urllib.parse import quote
-
     return quote(v, safe=_LINK_SAFE)
 
 
