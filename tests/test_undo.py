@@ -197,6 +197,15 @@ def test_git_outside_a_repository_says_the_write_was_done(cli, library):
     assert b"Computer vision" in library.read_bytes()
 
 
+def test_git_of_one_command_does_not_reach_a_later_write_in_the_same_process(cli, library):
+    # a notebook or a script runs a --git command, then saves through the Python API
+    # outside any repository: that save is not the command's, so nothing is committed
+    r = cli("--git", "tag", "wang2024zero", "--add", "Computer vision", "-l", library)
+    assert r.exit_code == 2  # (not a repository)
+    store.save(store.load(library), library)  # raised "not in a git repository" before
+    assert journal.current_command() == "a pubcli write"
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300), st.binary(max_size=40), st.binary(max_size=40),
        st.binary(max_size=300))

@@ -111,6 +111,7 @@ class PubcliGroup(TyperGroup):
             _quiet_stdout()
             code = ExitCode.OK
         finally:
+            _end_of_command()
             if gc.get_freeze_count() > frozen_before:  # this command loaded a big library
                 if _process.exits_after_command:
                     gc.freeze()  # the process ends next: no collection pass over it all
@@ -131,6 +132,15 @@ def _name_the_command(args: Sequence[str] | None) -> None:
     journal.set_command(" ".join(["pubcli", *(shlex.quote(w) for w in words)]),
                         commit=_commit_wanted)
     _process.git = False  # until the root options say --git
+
+
+def _end_of_command() -> None:
+    """The command is over: its name and ``--git`` do not reach writes made after it
+    in the same process (a notebook, a test calling the store directly)."""
+    from ..store import journal
+
+    journal.set_command("")
+    _process.git = False
 
 
 def _commit_wanted(path: Path) -> bool:

@@ -48,8 +48,9 @@ class Step(NamedTuple):
 
 def set_command(words: str, commit: Callable[[Path], bool] | None = None) -> None:
     """Name the command whose writes follow (the CLI calls this once per command), and
-    say whether a write of a library should be committed in git (``commit(path)``)."""
-    _command[:] = [words]
+    say whether a write of a library should be committed in git (``commit(path)``).
+    ``set_command("")`` ends it: later writes are "a pubcli write", never committed."""
+    _command[:] = [words] if words else []
     _commit[:] = [commit] if commit else []
 
 
