@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 
 from .. import bibtex
+from pubcli.local import gcpause
 from ..errors import ValidationError, WriteError
 from pubcli.store.library import Library
 from pubcli.schema.model import Record
@@ -261,6 +262,12 @@ def rewrite_text(library: Library, edits: list[tuple[int, int, str]],
     reading differs (a macro redefined further on), the whole new text is read and
     must hold the same blocks pubcli cannot read, the same ``@string`` macros and every
     entry as expected, the ones outside the edits as they were."""
+    with gcpause.paused():  # many small objects read back, no cycles
+        return _rewrite_text(library, edits, expected)
+
+
+def _rewrite_text(library: Library, edits: list[tuple[int, int, str]],
+                  expected: list[list[tuple[str, str, dict[str, str]]]]) -> str:
     text = library.document.text
     out, pos = [], 0
     for start, end, new in edits:
