@@ -366,6 +366,13 @@ def written_fields(raw: str) -> tuple[tuple[str, str], ...] | None:
 
 
 
+def type_written(raw: str) -> str | None:
+    """The type of the entry whose text ``raw`` is, as written (what the reader keeps as
+    ``Source.type_written``); None when ``raw`` does not open with an entry's head."""
+    m = _ENTRY_HEAD_RE.match(raw)
+    return m.group(1) if m is not None else None
+
+
 def read_plain(text: str, macros: Mapping[str, str] | None = None
                ) -> list[tuple[str, str, dict[str, str]]] | None:
     """(key, type, fields) of each entry of ``text``, as :func:`parse` reads them, when

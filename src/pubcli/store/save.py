@@ -9,7 +9,6 @@ line are brought up to date without parsing the document again.
 from __future__ import annotations
 
 import bisect
-import re
 
 from .. import bibtex
 from pubcli.local import gcpause
@@ -328,8 +327,6 @@ def _whole_reading(library: Library, edits: list[tuple[int, int, str]],
     return out
 
 
-_TYPE_WRITTEN_RE = re.compile(r"@[ \t\r\n]*([^ \t\r\n{(]+)")
-
 
 def place_rewritten(library: Library, text: str, edits: list[tuple[int, int, str]],
                     expected: list[list[tuple[str, str, dict[str, str]]]]) -> list[int] | None:
@@ -376,8 +373,8 @@ def _place_rewritten(library: Library, text: str, edits: list[tuple[int, int, st
             which.append(-1)
     if any(expected[k:]):
         return None
-    heads = [_TYPE_WRITTEN_RE.match(edits[j][2]) if j >= 0 else None for j in which]
-    if any(m is None for m, j in zip(heads, which, strict=True) if j >= 0):
+    heads = [bibtex.type_written(edits[j][2]) if j >= 0 else None for j in which]
+    if any(t is None for t, j in zip(heads, which, strict=True) if j >= 0):
         return None
     count = text.count
     line = pos = 0
@@ -391,9 +388,9 @@ def _place_rewritten(library: Library, text: str, edits: list[tuple[int, int, st
         assert src is not None
         j = which[i]
         if j >= 0:
-            m = heads[i]
-            assert m is not None
-            rec.source = bibtex.Source(start, start + len(edits[j][2]), m.group(1),
+            type_written = heads[i]
+            assert type_written is not None
+            rec.source = bibtex.Source(start, start + len(edits[j][2]), type_written,
                                        src.key_written, None, nl, "")
             _, rec.type, rec.fields = expected[j][0]
             rec.row = None
@@ -410,7 +407,10 @@ def _place_rewritten(library: Library, text: str, edits: list[tuple[int, int, st
 def _shift_blocks(library: Library, edits: list[tuple[int, int, str]]) -> None:
     """The kept blocks' and warnings' offsets and lines after ``edits`` (none inside
     them)."""
-    old_text = library.document.text
+    doc = library.document
+    if not (doc.failed or doc.warnings):
+        return
+    old_text = doc.text
     starts = [e[0] for e in edits]
     shift_chars, shift_lines = [0], [0]
     for start, end, new in edits:
