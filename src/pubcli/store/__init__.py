@@ -9,7 +9,8 @@
 * :func:`transaction` holds the library's exclusive lock
   (:mod:`pubcli.store.lock`) around load-modify-save.
 * Big files go through a parse cache and a display cache keyed by the file's
-  bytes (:mod:`pubcli.store.cache`); a save appends what changed to them.
+  bytes (:mod:`pubcli.store.cache`); a save, and :func:`rewrite` (``pubcli fmt``)
+  when the cache held the file, appends what changed to them.
 * :func:`listing` gives read-only listings their records from the display cache
   alone (:mod:`pubcli.store.listing`).
 """

@@ -3,7 +3,8 @@
 Replaced entries are patched in place (see :func:`pubcli.bibtex.patch_entry`),
 removed ones cut out, new ones appended; each text written is parsed again
 and must read back as intended. After the write, every record's offsets and
-line are brought up to date without parsing the document again.
+line are brought up to date without parsing the document again (:func:`rebase`;
+:func:`place_rewritten` after ``pubcli fmt``'s :func:`rewrite_text`).
 """
 
 from __future__ import annotations
