@@ -376,3 +376,71 @@ def test_the_readme_shows_the_defaults_of_the_form():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("```toml\n[fmt]\n", 1)[1].split("```", 1)[0]
     assert form_from(tomllib.loads(block)) == bibtex.DEFAULT_FORM
+
+
+# ---------------------------------------------------------------- the parse cache after fmt
+def _big_messy(n: int = 3000, newline: str = "\n") -> str:
+    """A library over the cache's size threshold: comments, @string, a block pubcli
+    cannot read, a repeated field, entries in and out of the form."""
+    parts = ["% kept by hand", '@string{jcs = "J. Comp. Sci."}', ""]
+    for i in range(n):
+        if i % 3:
+            parts.append(f"@Article{{k{i}, Title = \"Title {i} of {{GPU}}s\",\n    author = "
+                         f"{{Doe, J{i}}}, journal = jcs, year = {1990 + i % 30},\n  month = "
+                         f"{{May}}, note = {{{'words ' * 8}}}}}\n\n")
+        else:  # in the form already
+            parts.append(f"@misc{{k{i},\n  title = {{T {i}}},\n  year = 2001,\n  note = "
+                         f"{{{'words ' * 8}}},\n}}\n")
+        if i == 1000:
+            parts.append("@article{broken,\n  title {no equals sign}\n}\n")
+        if i == 1500:
+            parts.append("@book{twice,\n  title = {T},\n  title = {again},\n}\n")
+    return "\n".join(parts).replace("\n", newline)
+
+
+def _snapshot(lib):
+    return ([(r.key, r.type, r.fields, r.line, r.source.start, r.source.end,
+              r.source.type_written, r.source.key_written, r.source.read_only) for r in lib],
+            [(f.line, f.start, f.raw) for f in lib.failed], lib.macros, lib.newline)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_fmt_leaves_a_parse_cache_that_reads_as_a_fresh_parse(cli, tmp_path, newline):
+    from pubcli.store import cache
+
+    path = tmp_path / "big.bib"
+    path.write_bytes(_big_messy(newline=newline).encode())
+    assert path.stat().st_size >= cache.MIN_BYTES
+    store.load(path)  # any command before: the cache holds the file
+    assert cli("fmt", "-l", path).exit_code == 0  # every entry but a third: a new base
+    warm = store.load(path)
+    assert warm.document.cached, "the next command parses the file again"
+    assert _snapshot(warm) == _snapshot(store.load(path, use_cache=False))
+    assert cli("fmt", "--check", "-l", path).exit_code == 0
+
+
+def test_fmt_of_a_few_entries_appends_them_to_the_parse_cache(cli, tmp_path):
+    from pubcli.store import cache
+
+    path = write(tmp_path / "big.bib", _big_messy())
+    assert cli("fmt", "-l", path).exit_code == 0
+    text = path.read_text()
+    text = text.replace("@misc{k9,\n  title = {T 9},", "@Misc{k9, TITLE =  {T 9},")
+    text = text.replace("@misc{k2999,\n  title = {T 2999},", "@misc{k2999,  title={T 2999},")
+    path.write_text(text)
+    store.load(path)  # any command: the cache holds this version
+    cfile = cache.cache_file(path, ".marshal")
+    inode, size = cfile.stat().st_ino, cfile.stat().st_size
+    assert cli("fmt", "-l", path).exit_code == 0
+    assert cfile.stat().st_ino == inode and size < cfile.stat().st_size < size + 5_000
+    warm = store.load(path)
+    assert warm.document.cached
+    assert _snapshot(warm) == _snapshot(store.load(path, use_cache=False))
+    assert "@misc{k9,\n  title = {T 9}," in path.read_text()
+
+
+def test_a_sorting_fmt_leaves_no_stale_cache_behind(cli, tmp_path):
+    path = write(tmp_path / "big.bib", _big_messy())
+    store.load(path)
+    assert cli("fmt", "--sort", "year", "-l", path).exit_code == 0
+    assert _snapshot(store.load(path)) == _snapshot(store.load(path, use_cache=False))

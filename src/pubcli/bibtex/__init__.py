@@ -8,7 +8,7 @@ that rewrite one entry's text without touching the others. Together they let the
 write an unchanged file back byte for byte.
 """
 
-from .command import MONTH_MACROS, evaluate, read_plain, written_fields
+from .command import MONTH_MACROS, evaluate, read_plain, type_written, written_fields
 from .form import (DEFAULT_FORM, Form, format_entry, format_value, format_written, in_form,
                    normalise, rewrite_written)
 from .read import (DUPLICATE, KEYLESS, UNREAD, Failed, Parsed, Source, duplicate_reason,
@@ -21,4 +21,5 @@ __all__ = ["CITABLE_KEY_RE", "DEFAULT_FORM", "FIELD_NAME_RE", "DUPLICATE", "KEYL
            "MONTH_MACROS", "READ_KEY_RE", "UNREAD", "Failed", "Form", "Parsed", "Source", "duplicate_reason", "duplicated_fields",
            "braces_balanced", "check_key", "check_value", "detect_indent", "evaluate",
            "format_entry", "format_value", "format_written", "in_form", "normalise", "parse",
-           "patch_entry", "read_plain", "rewrite_written", "writable", "written_fields"]
+           "patch_entry", "read_plain", "rewrite_written", "type_written", "writable",
+           "written_fields"]

@@ -366,6 +366,13 @@ def written_fields(raw: str) -> tuple[tuple[str, str], ...] | None:
 
 
 
+def type_written(raw: str) -> str | None:
+    """The type of the entry whose text ``raw`` is, as written (what the reader keeps as
+    ``Source.type_written``); None when ``raw`` does not open with an entry's head."""
+    m = _ENTRY_HEAD_RE.match(raw)
+    return m.group(1) if m is not None else None
+
+
 def read_plain(text: str, macros: Mapping[str, str] | None = None
                ) -> list[tuple[str, str, dict[str, str]]] | None:
     """(key, type, fields) of each entry of ``text``, as :func:`parse` reads them, when
@@ -375,26 +382,46 @@ def read_plain(text: str, macros: Mapping[str, str] | None = None
     entries ``pubcli fmt`` writes: the same reading without records, lines or sources."""
     macros = macros or {}
     out: list[tuple[str, str, dict[str, str]]] = []
+    append = out.append
     match, pairs = _ENTRY_FAST_RE.match, _FIELD_PAIRS_RE.findall
     find = text.find
     pos = 0
-    undefined: list[str] = []
     while True:
         at = find("@", pos)
-        gap = text[pos:] if at < 0 else text[pos:at]
-        if gap.strip(_W) or (at >= 0 and pos and "\n" not in gap and "\r" not in gap):
-            return None  # comment text, or two commands on one line: parse() judges
         if at < 0:
-            return out
+            return None if text[pos:].strip(_W) else out  # comment text: parse() judges
+        if at != pos:
+            gap = text[pos:at]
+            if gap.strip(_W) or (pos and "\n" not in gap and "\r" not in gap):
+                return None  # comment text, or two commands on one line: parse() judges
+        elif pos:
+            return None  # two commands on one line
         m = match(text, at)
-        if m is None or m.group(1).lower() in _SPECIAL or not m.group(2):
+        if m is None:
+            return None
+        etype, key = m.group(1, 2)
+        if not key or (etype := etype.lower()) in _SPECIAL:
             return None
         end = m.end()
         if find("@", at + 1, end) >= 0:
             return None  # it may run across another entry: parse() judges
         fields = pairs(text, m.end(2), end)
-        values = _one_token_values(fields, macros, undefined)
-        if undefined or len(values) != len(fields):
-            return None
-        out.append((m.group(2), m.group(1).lower(), values))
+        values: dict[str, str] = {}
+        for name, written in fields:  # each one token, as _one_token_values reads them
+            c = written[0]
+            if c == "{" or c == '"':
+                values[name.lower()] = written[1:-1]
+            elif "0" <= c <= "9":
+                values[name.lower()] = written
+            else:
+                macro = written.lower()
+                if macro in macros:
+                    values[name.lower()] = macros[macro]
+                elif macro in MONTH_MACROS:
+                    values[name.lower()] = MONTH_MACROS[macro]
+                else:
+                    return None  # an undefined macro: parse() warns
+        if len(values) != len(fields):
+            return None  # a repeated field
+        append((key, etype, values))
         pos = end

@@ -223,8 +223,9 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
     if src.fields is not None:  # as the reader found them in this text
         fields: tuple[tuple[str, str], ...] = src.fields
         # one token unless a '#' joins several (a '#' inside braces or quotes asks)
+        single = "#" not in raw  # every value one token
         values: tuple[list[tuple[str, str]] | None, ...] = (None,) * len(fields) \
-            if "#" not in raw else tuple(None if "#" not in w or _single(w) else _SEVERAL
+            if single else tuple(None if "#" not in w or _single(w) else _SEVERAL
                                          for _, w in fields)
         type_written = src.type_written if lower else _type_as_written(raw)
     else:
@@ -232,6 +233,7 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
         if entry is None or entry.end != len(raw):
             return None
         fields, values, type_written = entry.fields, entry.values, entry.type_written
+        single = all(v is None for v in values)
     indent = form.indent if form.indent is not None else indent
     changed: dict[str, str | None] = {}
     pairs: Iterable[tuple[tuple[str, str], list[tuple[str, str]] | None]] = zip(fields, values, strict=True)
@@ -267,6 +269,14 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
     plain = not (form.quotes or form.pages or form.bare_doi or form.encoding or form.protect)
     if plain and not (form.order or form.align):
         # the common case: lines made at once, a braced value that is not a month as written
+        if single and lower and not form.drop:
+            lines = [f"{indent}{lname} = {written},"
+                     if (lname := name.lower()) != "month" and written[0] == "{"
+                     else f"{indent}{lname} = {value_in_form(lname, written, None)},"
+                     for name, written in fields]
+            if lines and not form.trailing_comma:
+                lines[-1] = lines[-1][:-1]
+            return Rewritten(newline.join([head, *lines, closer]), changed)
         lines = [f"{indent}{lname if lower else name} = {written},"
                  if (lname := name.lower()) != "month" and tokens is None and written[0] == "{"
                  else f"{indent}{lname if lower else name} = "

@@ -9,7 +9,8 @@
 * :func:`transaction` holds the library's exclusive lock
   (:mod:`pubcli.store.lock`) around load-modify-save.
 * Big files go through a parse cache and a display cache keyed by the file's
-  bytes (:mod:`pubcli.store.cache`); a save appends what changed to them.
+  bytes (:mod:`pubcli.store.cache`); a save, and :func:`rewrite` (``pubcli fmt``)
+  when the cache held the file, appends what changed to them.
 * :func:`listing` gives read-only listings their records from the display cache
   alone (:mod:`pubcli.store.listing`).
 """
@@ -33,7 +34,8 @@ from .listing import Listing, meta_of, read_listing
 from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
                     clean_stale_temp_files, decode, read_text)
 from .lock import lock_path, locked
-from .save import form_of, preview, rebase, render, render_plan, rewrite_text, source_text
+from .save import (form_of, place_rewritten, preview, rebase, render, render_plan, rewrite_text,
+                   source_text)
 
 __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_text", "Document",
            "Library", "Problem", "rewrite", "form_of", "UTF8_BOM", "TEMP_SUFFIX", "read_text",
@@ -336,7 +338,11 @@ def rewrite(library: Library, edits: list[tuple[int, int, str]],
     :func:`pubcli.store.save.rewrite_text`). Call it inside :func:`transaction`, which
     holds the lock; the library must have no pending edits of its own, and is not to
     be used afterwards (load the file again). Like :func:`save`, the write is journaled
-    for :func:`undo` and committed when git is wanted."""
+    for :func:`undo` and committed when git is wanted; when each edit rewrites one whole
+    entry or the white space between entries and the parse cache held the file, the
+    records are placed in the new text (:func:`pubcli.store.save.place_rewritten`) and
+    the cache refreshed from them, as :func:`save` does, so that the next command does
+    not parse the file again."""
     from ..errors import WriteError
 
     if library.changed:
@@ -350,7 +356,15 @@ def rewrite(library: Library, edits: list[tuple[int, int, str]],
     data = (UTF8_BOM if library.document.bom else b"") + text.encode("utf-8")
     old = _bytes_now(path)
     atomic_write(path, data)
-    journal.record(path, old, data)  # for pubcli undo, as every other write
+    # a parse cache that held the file is kept warm (none is made: the next load does)
+    again = place_rewritten(library, text, edits, expected) if library.document.cached \
+        else None
+    if again is not None:  # the records know the new text: the caches follow it
+        with gcpause.paused():
+            _refresh_caches(library, path, data,
+                            ([], again) if len(again) * 4 <= len(library.records) else None)
+    journal.record(path, old, data,  # for pubcli undo, as every other write
+                   new_digest=library.document.digest if again is not None else None)
     _commit_if_wanted(path)
 
 

@@ -215,20 +215,25 @@ def pack_records(records: list[Record], text: str,
     relative to the end of the entry before it."""
     out: dict[int, tuple] = {}
     indices = range(len(records)) if only is None else sorted(set(only))
+    count = text.count
+    prev_i, prev_lines = -2, 0  # the record before and the newlines in its text
     for i in indices:
         rec = records[i]
         src = rec.source
         assert src is not None, "a loaded record knows where its text sits"
+        own_lines = count("\n", src.start, src.end)
         if i:
             prev = records[i - 1].source
             assert prev is not None
             prev_end = prev.end
-            lines_before = records[i - 1].line - 1 + text.count("\n", prev.start, prev.end)
+            lines_before = records[i - 1].line - 1 + (
+                prev_lines if prev_i == i - 1 else count("\n", prev.start, prev.end))
         else:
             prev_end, lines_before = 0, 0
         out[i] = (rec.key, rec.type, rec.fields, src.start - prev_end, src.end - src.start,
-                  rec.line - 1 - lines_before, text.count("\n", src.start, src.end),
+                  rec.line - 1 - lines_before, own_lines,
                   src.type_written, src.key_written, src.read_only)
+        prev_i, prev_lines = i, own_lines
     return out
 
 

@@ -3,7 +3,8 @@
 Replaced entries are patched in place (see :func:`pubcli.bibtex.patch_entry`),
 removed ones cut out, new ones appended; each text written is parsed again
 and must read back as intended. After the write, every record's offsets and
-line are brought up to date without parsing the document again.
+line are brought up to date without parsing the document again (:func:`rebase`;
+:func:`place_rewritten` after ``pubcli fmt``'s :func:`rewrite_text`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import bisect
 
 from .. import bibtex
+from pubcli.local import gcpause
 from ..errors import ValidationError, WriteError
 from pubcli.store.library import Library
 from pubcli.schema.model import Record
@@ -261,6 +263,12 @@ def rewrite_text(library: Library, edits: list[tuple[int, int, str]],
     reading differs (a macro redefined further on), the whole new text is read and
     must hold the same blocks pubcli cannot read, the same ``@string`` macros and every
     entry as expected, the ones outside the edits as they were."""
+    with gcpause.paused():  # many small objects read back, no cycles
+        return _rewrite_text(library, edits, expected)
+
+
+def _rewrite_text(library: Library, edits: list[tuple[int, int, str]],
+                  expected: list[list[tuple[str, str, dict[str, str]]]]) -> str:
     text = library.document.text
     out, pos = [], 0
     for start, end, new in edits:
@@ -318,3 +326,103 @@ def _whole_reading(library: Library, edits: list[tuple[int, int, str]],
             continue
         out.append((rec.key, rec.type, rec.fields))
     return out
+
+
+
+def place_rewritten(library: Library, text: str, edits: list[tuple[int, int, str]],
+                    expected: list[list[tuple[str, str, dict[str, str]]]]) -> list[int] | None:
+    """After :func:`rewrite_text`'s ``text`` is written: bring the records up to date
+    with it in memory (offsets, lines, type and fields as ``expected`` says they now
+    read), as :func:`rebase` does after a save, so that the caches can follow the new
+    text without parsing it. Only for edits that each rewrite one whole entry or the
+    white space between entries (fmt without a sort); None, and nothing touched,
+    otherwise. Returns the indices of the records rewritten."""
+    with gcpause.paused():
+        return _place_rewritten(library, text, edits, expected)
+
+
+def _place_rewritten(library: Library, text: str, edits: list[tuple[int, int, str]],
+                     expected: list[list[tuple[str, str, dict[str, str]]]]) -> list[int] | None:
+    doc = library.document
+    records = library.records
+    n = len(edits)
+    # each record's start in the new text, and the edit that rewrites it (-1: none)
+    starts: list[int] = []
+    which: list[int] = []
+    dc = k = 0
+    for rec in records:
+        src = rec.source
+        if src is None:
+            return None
+        while k < n and edits[k][0] < src.start:
+            s, e, new = edits[k]
+            if expected[k] or e > src.start:
+                return None  # an edit of entries that is not this one's: a sorted run
+            dc += len(new) - (e - s)
+            k += 1
+        if k < n and edits[k][0] == src.start and expected[k]:
+            s, e, new = edits[k]
+            exp = expected[k]
+            if len(exp) != 1 or e != src.end or exp[0][0] != rec.key:
+                return None
+            starts.append(s + dc)
+            which.append(k)
+            dc += len(new) - (e - s)
+            k += 1
+        else:
+            starts.append(src.start + dc)
+            which.append(-1)
+    if any(expected[k:]):
+        return None
+    heads = [bibtex.type_written(edits[j][2]) if j >= 0 else None for j in which]
+    if any(t is None for t, j in zip(heads, which, strict=True) if j >= 0):
+        return None
+    count = text.count
+    line = pos = 0
+    rewritten = []
+    nl = doc.newline
+    for i, rec in enumerate(records):
+        start = starts[i]
+        line += count("\n", pos, start)
+        pos = start
+        src = rec.source
+        assert src is not None
+        j = which[i]
+        if j >= 0:
+            type_written = heads[i]
+            assert type_written is not None
+            rec.source = bibtex.Source(start, start + len(edits[j][2]), type_written,
+                                       src.key_written, None, nl, "")
+            _, rec.type, rec.fields = expected[j][0]
+            rec.row = None
+            rewritten.append(i)
+        else:
+            src.end += start - src.start
+            src.start = start
+        rec.line = line + 1
+    _shift_blocks(library, edits)
+    doc.text = text
+    return rewritten
+
+
+def _shift_blocks(library: Library, edits: list[tuple[int, int, str]]) -> None:
+    """The kept blocks' and warnings' offsets and lines after ``edits`` (none inside
+    them)."""
+    doc = library.document
+    if not (doc.failed or doc.warnings):
+        return
+    old_text = doc.text
+    starts = [e[0] for e in edits]
+    shift_chars, shift_lines = [0], [0]
+    for start, end, new in edits:
+        shift_chars.append(shift_chars[-1] + len(new) - (end - start))
+        shift_lines.append(shift_lines[-1] + new.count("\n") - old_text.count("\n", start, end))
+    for f in library.document.failed:
+        if f.start >= 0:
+            i = bisect.bisect_left(starts, f.start)
+            f.start += shift_chars[i]
+            f.line += shift_lines[i]
+    warnings = library.document.warnings
+    lines_at = [old_text.count("\n", 0, s) for s in starts] if warnings else []
+    for w in warnings:
+        w[0] += shift_lines[bisect.bisect_left(lines_at, w[0] - 1)]

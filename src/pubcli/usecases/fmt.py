@@ -126,7 +126,7 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
     nl = library.newline
     indent = form.indent if form.indent is not None else bibtex.detect_indent(text)
     selected = _selected(library, keys)
-    new_text: dict[int, str] = {}  # id(record) -> its text in the form
+    new_text: dict[int, str] = {}  # id(record) -> its text in the form, when not its own
     for f in library.failed:
         out.skipped.append(Skipped(f.line, None, f"a block pubcli cannot read, kept as it is: "
                                                  f"{f.reason}"))
@@ -137,6 +137,10 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
     plain = not (form.pages or form.bare_doi or form.encoding or form.protect)
     macros = library.macros
     rewrite = bibtex.rewrite_written
+    match = fast.match if fast is not None else None
+    ends_in_form = text.endswith
+    changes = out.changes
+    unread: set[int] = set()  # id(record) of the entries BibTeX does not read as one
     for rec in library.records:
         src = rec.source
         if src is None or (selected is not None and id(rec) not in selected):
@@ -144,21 +148,21 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
         if src.read_only:
             out.skipped.append(Skipped(rec.line, rec.key, src.read_only))
             continue
-        raw = text[src.start:src.end]
-        if fast is not None and raw.endswith(tail):
-            m = fast.match(text, src.start)
-            if m is not None and m.end() == src.end and (plain or
-                                                         values_in_form(rec.fields, form)):
-                new_text[id(rec)] = raw  # in the form already
-                continue
+        start, end = src.start, src.end
+        if match is not None and ends_in_form(tail, start, end):
+            m = match(text, start)
+            if m is not None and m.end() == end and (plain or values_in_form(rec.fields, form)):
+                continue  # in the form already
+        raw = text[start:end]
         done = rewrite(raw, src, form, macros, indent, nl)
         if done is None:
+            unread.add(id(rec))
             out.skipped.append(Skipped(rec.line, rec.key, "BibTeX does not read its text as "
                                                           "one entry"))
             continue
-        new_text[id(rec)] = done.text
         if done.text != raw:
-            out.changes.append(Change(rec, rec.line, raw, done.text, tuple(done.changed)))
+            new_text[id(rec)] = done.text
+            changes.append(Change(rec, rec.line, raw, done.text, tuple(done.changed)))
             if done.changed:
                 changed_of[id(rec)] = done.changed
     entry_edits = {id(c.record): c for c in out.changes}
@@ -168,15 +172,15 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
     gap = nl * ((form.blank_lines if form.blank_lines is not None else 1) + 1)
     for run in runs:
         order = _sorted(run, sort) if sort else run
-        if order != run and all(id(r) in new_text for r in run):
+        if order != run and not any(id(r) in unread for r in run):
             out.moved.append((run[0].line, sum(a is not b for a, b in zip(order, run, strict=True))))
             start, end = run[0].source.start, run[-1].source.end  # type: ignore[union-attr]
             between = [gap if form.blank_lines is not None
                        else text[a.source.end:b.source.start]  # type: ignore[union-attr]
                        for a, b in zip(run, run[1:], strict=False)]
-            joined = new_text[id(order[0])]
+            joined = _text_in_form(order[0], new_text, text)
             for sep, rec in zip(between, order[1:], strict=False):
-                joined += sep + new_text[id(rec)]
+                joined += sep + _text_in_form(rec, new_text, text)
             out.edits.append((start, end, joined))
             out._runs_moved.append((run, order))
             in_runs.update(id(r) for r in run)
@@ -199,6 +203,15 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
     out._records = library.records
     out._changed_of = changed_of
     return out
+
+
+def _text_in_form(rec: Record, new_text: dict[int, str], text: str) -> str:
+    got = new_text.get(id(rec))
+    if got is not None:
+        return got
+    src = rec.source
+    assert src is not None
+    return text[src.start:src.end]
 
 
 def _reading(fields: dict[str, str], changed: dict[str, str | None] | None) -> dict[str, str]:
