@@ -200,6 +200,24 @@ def test_swapped_given_and_family_names_and_typos_match(a, b):
     assert dedupe.shared_authors(dedupe.parse_authors(a), dedupe.parse_authors(b)) == 1
 
 
+@pytest.mark.parametrize("a,b,shared", [
+    ("S. Sarawagi and S. Thomas and R. Agrawal", "S. Sunita and T. Shiby and A. Rakesh", 3),
+    ("Z. Li and K. Ross", "L. Zhe and R. Kenneth", 2),
+    # one person is too little to read a list swapped; out of order is not a list read so
+    ("H. Toivonen", "T. Hannu", 0),
+    ("Z. Li and K. Ross", "R. Kenneth and L. Zhe", 0),
+    ("J. Smith and A. Brown", "S. Jones and B. Miller", 0),
+])
+def test_a_list_written_with_every_name_swapped_is_the_same_people(a, b, shared):
+    from pubcli.dedupe.people import swapped_shared
+
+    pa, pb = dedupe.parse_authors(a), dedupe.parse_authors(b)
+    assert swapped_shared(pa, pb) == shared
+    title = "integrating mining with relational database systems"
+    level = _level(rec("a", title=title, author=a), rec("b", title=title, author=b), "authors")
+    assert (level in ("all", "all, 3+")) == bool(shared)
+
+
 def test_author_order_is_ignored_but_noticed():
     a = rec("a", title="Complement inhibitor therapy in pediatric patients with aHUS",
             author="Moretti, G. and Gruber, R. and Rodin, N.", year="2011")

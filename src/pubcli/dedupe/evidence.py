@@ -16,7 +16,7 @@ from pubcli.schema.model import Record
 from .features import Features
 from .identifiers import PREPRINT_DOI
 from .normalise import word_replaced, title_score
-from .people import person_match, shared_authors
+from .people import SWAPPED_LIST_MIN, _crossed, person_match, shared_authors, swapped_shared
 from .venues import venue_relation
 from .levels import FIELDS, MISSING, Agree, Authors, Field, Kind, Pages, Title, Venue, Year
 from .vetoes import Veto, vetoes_of
@@ -133,8 +133,14 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
     shared = shared_authors(au_a, au_b, b.author_index)
     smaller = len(au_a)
     shown = f"{shared} of {smaller}"
+    first = person_match
+    if shared < smaller and smaller >= SWAPPED_LIST_MIN:
+        swapped = swapped_shared(au_a, au_b)
+        if swapped > shared:  # "L. Zhe, A. R. Kenneth" / "Z. Li, K. Ross"
+            shared, first = swapped, _crossed
+            shown = f"{shared} of {smaller}, names read swapped"
     if shared >= smaller:
-        if smaller > 1 and not person_match(au_a[0], au_b[0]):
+        if smaller > 1 and not first(au_a[0], au_b[0]):
             return Authors.REORDERED, shown + ", another first author"
         return (Authors.ALL_3 if smaller >= 3 else Authors.ALL), shown
     if 2 * shared >= smaller:

@@ -273,3 +273,32 @@ def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, 
     return n
 
 
+
+
+def _crossed(x: Person, y: Person) -> bool:
+    """Could ``x`` and ``y`` be one person with given and family name swapped, both
+    known by their initials only ("Z. Li" / "L. Zhe": Li Zhe)? Each one's initial is
+    the other's family name's first letter."""
+    return bool(x.initial and y.initial and x.last and y.last) and x.last != y.last \
+        and x.initial == y.last[0][:1] and y.initial == x.last[0][:1]
+
+
+#: A whole list read swapped must match at least this many people: two letters per
+#: person are weak evidence alone ("T. Hannu" / "H. Toivonen" could be anyone).
+SWAPPED_LIST_MIN = 2
+
+
+def swapped_shared(a: Sequence[Person], b: Sequence[Person]) -> int:
+    """How many people of ``a`` appear in ``b`` when one of the lists writes every name
+    given name as family name (a citation index's habit with East Asian and other
+    names: "S. Sunita, T. Shiby, A. Rakesh" for Sunita Sarawagi, Shiby Thomas,
+    Rakesh Agrawal), in the same order; 0 below :data:`SWAPPED_LIST_MIN`."""
+    if min(len(a), len(b)) < SWAPPED_LIST_MIN:
+        return 0
+    n, j = 0, 0
+    for person in a:  # in order: a list read swapped keeps its order
+        for k in range(j, len(b)):
+            if _crossed(person, b[k]):
+                n, j = n + 1, k + 1
+                break
+    return n if n >= SWAPPED_LIST_MIN else 0
