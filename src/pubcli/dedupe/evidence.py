@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pubcli.schema.model import Record
 from .features import Features
 from .identifiers import PREPRINT_DOI
-from .normalise import word_replaced, title_score
+from .normalise import _unmatched_words, word_replaced, title_score
 from .people import SWAPPED_LIST_MIN, _crossed, person_match, shared_authors, swapped_shared
 from .venues import venue_relation
 from .levels import FIELDS, MISSING, Agree, Authors, Field, Kind, Pages, Title, Venue, Year
@@ -84,7 +84,7 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
     if score >= 100:
         return T_EXACT, score, "100 (words reordered)"
     if score >= 88 and words:
-        replaced = word_replaced(a.tokens, b.tokens)
+        replaced = _replaced(a, b)
         if replaced:  # a word replaced ("adults" / "children"), not only added
             return T_WORD, score, f"{score:.0f}, {replaced[0]} / {replaced[1]}"
     if score >= 95:
@@ -109,11 +109,49 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
     if score >= 88:
         return T_88, score, f"{score:.0f}"
     if score >= 70:
-        replaced = word_replaced(a.tokens, b.tokens) if words else None
+        replaced = _replaced(a, b) if words else None
         if replaced:  # "... storage servers" / "... multimedia servers": another paper
             return T_70_WORDS, score, f"{score:.0f}, {replaced[0]} / {replaced[1]}"
         return T_70, score, f"{score:.0f}"  # words only added: debris, a subtitle
     return T_LOW, score, f"{score:.0f}"
+
+
+#: Abbreviations of "proceedings", "conference", "international" a citation leaks into
+#: a title ("fast algorithms for mining association rules proc 1994"); no title word.
+_VENUE_DEBRIS = frozenset({"proc", "procs", "conf", "intl", "hellip"})
+
+
+def _debris(word: str, a: Features, b: Features) -> bool:
+    """Is a word one title has and the other lacks the debris of a citation run into
+    the title: the family name of an author of either record ("k shim spirit : ..."
+    where Shim is an author), an author's initial, either record's year, "proc"?"""
+    if word in _VENUE_DEBRIS:
+        return True
+    if word.isdigit():
+        return len(word) == 4 and int(word) in (a.year, b.year)
+    for people in (a.authors, b.authors):
+        for p in people:
+            if len(word) == 1:
+                if word == p.initial:
+                    return True
+            elif len(word) >= 3 and word in p.last:
+                return True
+    return False
+
+
+def _replaced(a: Features, b: Features) -> tuple[str, str] | None:
+    """A content word of each title the other lacks (:func:`word_replaced`), the
+    debris of a citation run into a title (:func:`_debris`) not counted: a word
+    only added is no word replaced."""
+    replaced = word_replaced(a.tokens, b.tokens)
+    if replaced is None or not (_debris(replaced[0], a, b) or _debris(replaced[1], a, b)):
+        return replaced
+    only_a, only_b = _unmatched_words(a.tokens, b.tokens)
+    if any(len(w) == 1 for w in only_a) and any(len(w) == 1 for w in only_b):
+        return replaced  # "hepatitis b" / "hepatitis c": a letter for a letter
+    only_a = [w for w in only_a if not _debris(w, a, b)]
+    only_b = [w for w in only_b if not _debris(w, a, b)]
+    return (only_a[0], only_b[0]) if only_a and only_b else None
 
 
 def _partial(short: str, long_: str) -> float:
