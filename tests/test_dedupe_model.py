@@ -431,6 +431,37 @@ def test_a_title_buried_in_debris_is_a_candidate(tmp_path):
     assert (0, 1) in block(Index(recs))
 
 
+def test_a_title_inside_a_longer_one_whose_debris_is_rarer_is_a_candidate():
+    from pubcli.dedupe.blocking import Index, block
+    from pubcli.dedupe.extrakeys import contained_pairs
+
+    title = "mv3r tree : a spatio temporal access method for timestamp and interval queries"
+    people = "Tao, Y. and Papadias, D."
+    recs = [rec("a", title="the " + title + " - group of 4 raquo", author=people),
+            rec("b", title=title, author=people),
+            rec("c", title="conference tutorial notes : data mining techniques",
+                author="Han, J."),
+            rec("d", title="data mining techniques", author="Han, J."),
+            # inside, but by other people: a shorter paper's title, no candidate
+            rec("e", title="data mining techniques for retail", author="Wong, K.")]
+    recs += [rec(f"x{i}", title=f"group of 4 raquo other paper {i} about interval trees",
+                 author="Other, O.") for i in range(3)]
+    pairs = block(Index(recs))
+    assert (0, 1) in pairs and (2, 3) in pairs
+    contained: set[tuple[int, int]] = set()
+    contained_pairs(Index(recs), contained, 60)
+    assert contained == {(0, 1), (2, 3)}
+
+
+def test_an_author_list_naming_no_person_says_nothing():
+    title = "the samos active dbms prototype"
+    a = rec("a", title=title, author="Gatziu, S. and Geppert, A. and Dittrich, K.")
+    b = rec("b", title=title, author="ACMS Anthology and P. Edition")
+    assert _level(a, b, "authors") == "missing"
+    c = rec("c", title=title, author="Stolfo, S. and Hernandez, M.")
+    assert _level(a, c, "authors") == "none"
+
+
 def test_a_macro_the_matcher_does_not_know_keeps_its_name(tmp_path):
     """tugboat.bib writes the name "\\Thanh{}": it once vanished, leaving an empty
     person and a crash; LaTeX for matching is the display's own (latex.to_text)."""

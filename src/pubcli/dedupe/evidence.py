@@ -16,7 +16,8 @@ from pubcli.schema.model import Record
 from .features import Features
 from .identifiers import PREPRINT_DOI
 from .normalise import _unmatched_words, word_replaced, title_score
-from .people import SWAPPED_LIST_MIN, _crossed, person_match, shared_authors, swapped_shared
+from .people import (SWAPPED_LIST_MIN, _crossed, names_nobody, person_match, shared_authors,
+                     swapped_shared)
 from .venues import venue_relation
 from .levels import FIELDS, MISSING, Agree, Authors, Field, Kind, Pages, Title, Venue, Year
 from .vetoes import Veto, vetoes_of
@@ -187,6 +188,8 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
         return Authors.SOME, shown
     if smaller == 1 and (a.authors_cut or b.authors_cut):
         return MISSING, shown + ", a list cut short"  # "J Shanmugasundaram…": who else?
+    if not shared and (names_nobody(au_a) or names_nobody(au_b)):
+        return MISSING, shown + ", a list naming no person"  # "acms anthology, p edition"
     return (Authors.NONE_OF_1 if smaller == 1 else Authors.NONE), shown
 
 
