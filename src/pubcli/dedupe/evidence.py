@@ -120,16 +120,20 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
 #: Abbreviations of "proceedings", "conference", "international" a citation leaks into
 #: a title ("fast algorithms for mining association rules proc 1994"); no title word.
 _VENUE_DEBRIS = frozenset({"proc", "procs", "conf", "intl", "hellip"})
+_ORDINAL_RE = re.compile(r"\d+(?:st|nd|rd|th)$")
 
 
 def _debris(word: str, a: Features, b: Features) -> bool:
     """Is a word one title has and the other lacks the debris of a citation run into
     the title: the family name of an author of either record ("k shim spirit : ..."
-    where Shim is an author), an author's initial, either record's year, "proc"?"""
+    where Shim is an author), an author's initial, either record's year, an ordinal
+    ("25th"), "proc"?"""
     if word in _VENUE_DEBRIS:
         return True
-    if word.isdigit():
-        return len(word) == 4 and int(word) in (a.year, b.year)
+    if word[0].isdigit():
+        if word.isdigit():
+            return len(word) == 4 and int(word) in (a.year, b.year)
+        return _ORDINAL_RE.match(word) is not None  # "25th" (conference): "proc 25th vldb"
     for people in (a.authors, b.authors):
         for p in people:
             if len(word) == 1:
@@ -190,6 +194,8 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
         return MISSING, shown + ", a list cut short"  # "J Shanmugasundaram…": who else?
     if not shared and (names_nobody(au_a) or names_nobody(au_b)):
         return MISSING, shown + ", a list naming no person"  # "acms anthology, p edition"
+    if smaller == 1 and any(_crossed(au_a[0], p) for p in au_b):
+        return MISSING, shown + ", or the name read swapped"  # "T. Hannu" / "H. Toivonen"
     return (Authors.NONE_OF_1 if smaller == 1 else Authors.NONE), shown
 
 
