@@ -16,8 +16,8 @@ from pubcli.schema.model import Record
 from .features import Features
 from .identifiers import PREPRINT_DOI
 from .normalise import _unmatched_words, word_replaced, title_score
-from .people import (SWAPPED_LIST_MIN, _crossed, names_nobody, person_match, shared_authors,
-                     swapped_shared)
+from .people import (SWAPPED_LIST_MIN, Person, _crossed, names_nobody, person_match,
+                     shared_authors, swapped_shared)
 from .venues import venue_relation
 from .levels import FIELDS, MISSING, Agree, Authors, Field, Kind, Pages, Title, Venue, Year
 from .vetoes import Veto, vetoes_of
@@ -176,7 +176,7 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
     shared = shared_authors(au_a, au_b, b.author_index)
     smaller = len(au_a)
     shown = f"{shared} of {smaller}"
-    first = person_match
+    first: Callable[[Person, Person], bool] = person_match
     if shared < smaller and smaller >= SWAPPED_LIST_MIN:
         swapped = swapped_shared(au_a, au_b)
         if swapped > shared:  # "L. Zhe, A. R. Kenneth" / "Z. Li, K. Ross"

@@ -5,8 +5,8 @@ queries - group of 4 &raquo;", "conference tutorial notes : data mining
 techniques", a title followed by its abstract's first line). The debris can be the
 rarest words of the longer title and moves it in every sort order, so neither the
 sorted neighbourhood nor the rare-word pass of :mod:`.blocking` offers the pair;
-here a title meets every longer title that starts (after an article) or ends
-with it, at a word boundary.
+here a title meets every longer title that starts (after a stop word: "the", "on")
+or ends with it, at a word boundary.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from .features import Features
 from .normalise import _STOP
+from .people import _close_name
 
 if TYPE_CHECKING:
     from .blocking import Index
@@ -25,12 +26,11 @@ MIN_CONTENT = 3
 #: At most this many longer titles are taken per title and end (the head "a study of"
 #: is no key).
 GROUP = 20
-_ARTICLES = ("the ", "a ", "an ")
 
 
 def contained_pairs(index: Index, pairs: set[tuple[int, int]], big_block: int) -> None:
     """Add to ``pairs`` the records of every title of :data:`MIN_CONTENT` content words
-    or more and of a longer title starting (after an article) or ending with it whole,
+    or more and of a longer title starting (after a stop word) or ending with it whole,
     when they share a family name (or one names nobody), leaving out two titles of more
     than ``big_block`` records each. (Without a person in common, a title inside
     another is mostly a shorter paper's title inside a longer one's: many pairs, few
@@ -38,13 +38,13 @@ def contained_pairs(index: Index, pairs: set[tuple[int, int]], big_block: int) -
     by_title = index.by_title
     feats = index.feats
     titles = list(by_title)
+    stop = _STOP
     heads: list[tuple[str, str, bool]] = []  # (key, title, the title itself?)
     for t in titles:
         heads.append((t, t, True))
-        if t[:1] in "ta":
-            for article in _ARTICLES:
-                if t.startswith(article):
-                    heads.append((t[len(article):], t, False))
+        first, _, rest = t.partition(" ")
+        if rest and first in stop:  # "the x", "on x": x
+            heads.append((rest, t, False))
     for rows in (sorted(heads), sorted((t[::-1], t, True) for t in titles)):
         # a title's longer forms follow it in sort order (a space sorts before letters)
         n = len(rows)
@@ -77,4 +77,7 @@ def _long_enough(title: str) -> bool:
 def _a_person_in_common(a: Features, b: Features) -> bool:
     if not a.authors or not b.authors:
         return True
-    return not a.author_index.keys().isdisjoint(b.author_index.keys())
+    if not a.author_index.keys().isdisjoint(b.author_index.keys()):
+        return True
+    names = [p.last[-1] for p in b.authors]  # or nearly: "rosenblatt" / "rosneblatt"
+    return any(_close_name(p.last[-1], y) for p in a.authors for y in names)
