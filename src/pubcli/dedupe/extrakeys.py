@@ -1,4 +1,4 @@
-"""Extra block keys: a title written whole inside a longer one.
+"""Extra block keys: a title written whole at the start or end of a longer one.
 
 A citation index runs debris into a title before and after it ("the mv3r tree : ...
 queries - group of 4 &raquo;", "conference tutorial notes : data mining
