@@ -123,17 +123,25 @@ _VENUE_DEBRIS = frozenset({"proc", "procs", "conf", "intl", "hellip"})
 _ORDINAL_RE = re.compile(r"\d+(?:st|nd|rd|th)$")
 
 
-def _debris(word: str, a: Features, b: Features) -> bool:
-    """Is a word one title has and the other lacks the debris of a citation run into
-    the title: the family name of an author of either record ("k shim spirit : ..."
-    where Shim is an author), an author's initial, either record's year, an ordinal
-    ("25th"), "proc"?"""
+#: A name runs into a title at its start or end ("k shim spirit : ...", "... yang
+#: optimizing queries"): this many words from either end.
+_EDGE = 3
+
+
+def _debris(word: str, a: Features, b: Features, tokens: Sequence[str]) -> bool:
+    """Is a word one title (``tokens``) has and the other lacks the debris of a
+    citation run into the title: the family name or initial of an author of either
+    record near the title's start or end ("k shim spirit : ..." where Shim is an
+    author; not "exercise in parkinson disease" by a Dr Parkinson), either record's
+    year, an ordinal ("25th"), "proc"?"""
     if word in _VENUE_DEBRIS:
         return True
     if word[0].isdigit():
         if word.isdigit():
             return len(word) == 4 and int(word) in (a.year, b.year)
         return _ORDINAL_RE.match(word) is not None  # "25th" (conference): "proc 25th vldb"
+    if word not in tokens[:_EDGE] and word not in tokens[-_EDGE:]:
+        return False
     for people in (a.authors, b.authors):
         for p in people:
             if len(word) == 1:
@@ -148,14 +156,16 @@ def _replaced(a: Features, b: Features) -> tuple[str, str] | None:
     """A content word of each title the other lacks (:func:`word_replaced`), the
     debris of a citation run into a title (:func:`_debris`) not counted: a word
     only added is no word replaced."""
-    replaced = word_replaced(a.tokens, b.tokens)
-    if replaced is None or not (_debris(replaced[0], a, b) or _debris(replaced[1], a, b)):
+    ta, tb = a.tokens, b.tokens
+    replaced = word_replaced(ta, tb)
+    if replaced is None or not (_debris(replaced[0], a, b, ta)
+                                or _debris(replaced[1], a, b, tb)):
         return replaced
-    only_a, only_b = _unmatched_words(a.tokens, b.tokens)
+    only_a, only_b = _unmatched_words(ta, tb)
     if any(len(w) == 1 for w in only_a) and any(len(w) == 1 for w in only_b):
         return replaced  # "hepatitis b" / "hepatitis c": a letter for a letter
-    only_a = [w for w in only_a if not _debris(w, a, b)]
-    only_b = [w for w in only_b if not _debris(w, a, b)]
+    only_a = [w for w in only_a if not _debris(w, a, b, ta)]
+    only_b = [w for w in only_b if not _debris(w, a, b, tb)]
     return (only_a[0], only_b[0]) if only_a and only_b else None
 
 
