@@ -22,6 +22,7 @@ from pubcli.schema.model import Record
 from .features import Features, sorted_words
 from .identifiers import BOOKLIKE
 from .normalise import normalise, title_score
+from .extrakeys import contained_pairs
 from .rare import rare_word_pairs
 
 #: Sorted-neighbourhood window (neighbours compared per record and pass).
@@ -378,6 +379,7 @@ def block(index: Index, *, window: int = WINDOW,
         if progress is not None:
             progress(done, total)
     rare_word_pairs(index.by_title, pairs, _BIG_BLOCK)
+    contained_pairs(index, pairs, _BIG_BLOCK)
     return pairs
 
 

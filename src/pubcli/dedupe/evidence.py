@@ -15,8 +15,9 @@ from collections.abc import Callable, Sequence
 from pubcli.schema.model import Record
 from .features import Features
 from .identifiers import PREPRINT_DOI
-from .normalise import word_replaced, title_score
-from .people import person_match, shared_authors
+from .normalise import _unmatched_words, word_replaced, title_score
+from .people import (SWAPPED_LIST_MIN, Person, _crossed, names_nobody, person_match,
+                     shared_authors, swapped_shared)
 from .venues import venue_relation
 from .levels import FIELDS, MISSING, Agree, Authors, Field, Kind, Pages, Title, Venue, Year
 from .vetoes import Veto, vetoes_of
@@ -84,7 +85,7 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
     if score >= 100:
         return T_EXACT, score, "100 (words reordered)"
     if score >= 88 and words:
-        replaced = word_replaced(a.tokens, b.tokens)
+        replaced = _replaced(a, b)
         if replaced:  # a word replaced ("adults" / "children"), not only added
             return T_WORD, score, f"{score:.0f}, {replaced[0]} / {replaced[1]}"
     if score >= 95:
@@ -109,11 +110,63 @@ def _title_level(a: Features, b: Features, series: Callable[[Features], bool] | 
     if score >= 88:
         return T_88, score, f"{score:.0f}"
     if score >= 70:
-        replaced = word_replaced(a.tokens, b.tokens) if words else None
+        replaced = _replaced(a, b) if words else None
         if replaced:  # "... storage servers" / "... multimedia servers": another paper
             return T_70_WORDS, score, f"{score:.0f}, {replaced[0]} / {replaced[1]}"
         return T_70, score, f"{score:.0f}"  # words only added: debris, a subtitle
     return T_LOW, score, f"{score:.0f}"
+
+
+#: Abbreviations of "proceedings", "conference", "international" a citation leaks into
+#: a title ("fast algorithms for mining association rules proc 1994"); no title word.
+_VENUE_DEBRIS = frozenset({"proc", "procs", "conf", "intl", "hellip"})
+_ORDINAL_RE = re.compile(r"\d+(?:st|nd|rd|th)$")
+
+
+#: A name runs into a title at its start or end ("k shim spirit : ...", "... yang
+#: optimizing queries"): this many words from either end.
+_EDGE = 3
+
+
+def _debris(word: str, a: Features, b: Features, tokens: Sequence[str]) -> bool:
+    """Is a word one title (``tokens``) has and the other lacks the debris of a
+    citation run into the title: the family name or initial of an author of either
+    record near the title's start or end ("k shim spirit : ..." where Shim is an
+    author; not "exercise in parkinson disease" by a Dr Parkinson), either record's
+    year, an ordinal ("25th"), "proc"?"""
+    if word in _VENUE_DEBRIS:
+        return True
+    if word[0].isdigit():
+        if word.isdigit():
+            return len(word) == 4 and int(word) in (a.year, b.year)
+        return _ORDINAL_RE.match(word) is not None  # "25th" (conference): "proc 25th vldb"
+    if word not in tokens[:_EDGE] and word not in tokens[-_EDGE:]:
+        return False
+    for people in (a.authors, b.authors):
+        for p in people:
+            if len(word) == 1:
+                if word == p.initial:
+                    return True
+            elif len(word) >= 3 and word in p.last:
+                return True
+    return False
+
+
+def _replaced(a: Features, b: Features) -> tuple[str, str] | None:
+    """A content word of each title the other lacks (:func:`word_replaced`), the
+    debris of a citation run into a title (:func:`_debris`) not counted: a word
+    only added is no word replaced."""
+    ta, tb = a.tokens, b.tokens
+    replaced = word_replaced(ta, tb)
+    if replaced is None or not (_debris(replaced[0], a, b, ta)
+                                or _debris(replaced[1], a, b, tb)):
+        return replaced
+    only_a, only_b = _unmatched_words(ta, tb)
+    if any(len(w) == 1 for w in only_a) and any(len(w) == 1 for w in only_b):
+        return replaced  # "hepatitis b" / "hepatitis c": a letter for a letter
+    only_a = [w for w in only_a if not _debris(w, a, b, ta)]
+    only_b = [w for w in only_b if not _debris(w, a, b, tb)]
+    return (only_a[0], only_b[0]) if only_a and only_b else None
 
 
 def _partial(short: str, long_: str) -> float:
@@ -133,8 +186,14 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
     shared = shared_authors(au_a, au_b, b.author_index)
     smaller = len(au_a)
     shown = f"{shared} of {smaller}"
+    first: Callable[[Person, Person], bool] = person_match
+    if shared < smaller and smaller >= SWAPPED_LIST_MIN:
+        swapped = swapped_shared(au_a, au_b)
+        if swapped > shared:  # "L. Zhe, A. R. Kenneth" / "Z. Li, K. Ross"
+            shared, first = swapped, _crossed
+            shown = f"{shared} of {smaller}, names read swapped"
     if shared >= smaller:
-        if smaller > 1 and not person_match(au_a[0], au_b[0]):
+        if smaller > 1 and not first(au_a[0], au_b[0]):
             return Authors.REORDERED, shown + ", another first author"
         return (Authors.ALL_3 if smaller >= 3 else Authors.ALL), shown
     if 2 * shared >= smaller:
@@ -143,6 +202,10 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
         return Authors.SOME, shown
     if smaller == 1 and (a.authors_cut or b.authors_cut):
         return MISSING, shown + ", a list cut short"  # "J Shanmugasundaram…": who else?
+    if not shared and (names_nobody(au_a) or names_nobody(au_b)):
+        return MISSING, shown + ", a list naming no person"  # "acms anthology, p edition"
+    if smaller == 1 and any(_crossed(au_a[0], p) for p in au_b):
+        return MISSING, shown + ", or the name read swapped"  # "T. Hannu" / "H. Toivonen"
     return (Authors.NONE_OF_1 if smaller == 1 else Authors.NONE), shown
 
 

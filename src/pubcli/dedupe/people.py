@@ -273,3 +273,54 @@ def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, 
     return n
 
 
+
+
+def _crossed(x: Person, y: Person) -> bool:
+    """Could ``x`` and ``y`` be one person with given and family name swapped, both
+    known by their initials only ("Z. Li" / "L. Zhe": Li Zhe)? Each one's initial is
+    the other's family name's first letter."""
+    return bool(x.initial and y.initial and x.last and y.last) and x.last != y.last \
+        and x.initial == y.last[0][:1] and y.initial == x.last[0][:1]
+
+
+#: A whole list read swapped must match at least this many people: two letters per
+#: person are weak evidence alone ("T. Hannu" / "H. Toivonen" could be anyone).
+SWAPPED_LIST_MIN = 2
+
+
+def swapped_shared(a: Sequence[Person], b: Sequence[Person]) -> int:
+    """How many people of ``a`` appear in ``b`` when one of the lists writes every name
+    given name as family name (a citation index's habit with East Asian and other
+    names: "S. Sunita, T. Shiby, A. Rakesh" for Sunita Sarawagi, Shiby Thomas,
+    Rakesh Agrawal), in the same order, the first first; 0 below
+    :data:`SWAPPED_LIST_MIN`."""
+    if min(len(a), len(b)) < SWAPPED_LIST_MIN or not _crossed(a[0], b[0]):
+        return 0  # (read swapped, the first author stays first)
+    n, j = 0, 0
+    for person in a:  # in order: a list read swapped keeps its order
+        for k in range(j, len(b)):
+            if _crossed(person, b[k]):
+                n, j = n + 1, k + 1
+                break
+    return n if n >= SWAPPED_LIST_MIN else 0
+
+
+#: Words that name an organisation or a publication, never a person: an author list
+#: holding one ("acms anthology and p edition", "u hamburg and ... ", "sap business")
+#: is a citation index's misreading of the page, not the work's authors.
+_NOT_A_NAME = frozenset(
+    "university univ universitat universite universidad dept department institute institut "
+    "laboratory laboratories lab labs technology technologies research center centre "
+    "corporation corp inc ltd gmbh company business anthology edition proceedings overview "
+    "proposal standard report press publisher publishers college school faculty".split())
+
+
+def names_nobody(people: Sequence[Person]) -> bool:
+    """Does an author list hold a "person" whose family name is an organisation's or a
+    publication's word (:data:`_NOT_A_NAME`)? Then it says nothing about who wrote
+    the work."""
+    for p in people:
+        for t in p.last:
+            if t in _NOT_A_NAME:
+                return True
+    return False

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from .blocking import Index
 from .features import Features
-from .people import _close_name, shared_authors
+from .people import _close_name, names_nobody, shared_authors, swapped_shared
 
 
 #: A title carried by records of one venue in this many issues (years or volumes) is a
@@ -70,13 +70,16 @@ def _same_work(a: Features, b: Features) -> bool:
     """Could two records of one title be one work? A person in common, or (with a
     single author or none on one side, often a broken export) years at most one apart;
     not two single authors who are different people."""
+    if names_nobody(a.authors) or names_nobody(b.authors):  # "acms anthology, p edition"
+        return not (a.year and b.year and abs(a.year - b.year) > 1)
     if len(a.authors) >= 2 and len(b.authors) >= 2:
         # a family name in common (or nearly: one or two typos) is enough here; initials
         # are often garbled
         if a.author_index.keys() & b.author_index.keys():
             return True
         names_b = [p.last[-1] for p in b.authors]
-        return any(_close_name(p.last[-1], y) for p in a.authors for y in names_b)
+        return any(_close_name(p.last[-1], y) for p in a.authors for y in names_b) \
+            or swapped_shared(a.authors, b.authors) > 0
     if a.authors and b.authors and shared_authors(a.authors, b.authors, b.author_index):
         return True
     if len(a.authors) == 1 and len(b.authors) == 1 and _other_issues(a, b) \

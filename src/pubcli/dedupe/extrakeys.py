@@ -1,0 +1,83 @@
+"""Extra block keys: a title written whole at the start or end of a longer one.
+
+A citation index runs debris into a title before and after it ("the mv3r tree : ...
+queries - group of 4 &raquo;", "conference tutorial notes : data mining
+techniques", a title followed by its abstract's first line). The debris can be the
+rarest words of the longer title and moves it in every sort order, so neither the
+sorted neighbourhood nor the rare-word pass of :mod:`.blocking` offers the pair;
+here a title meets every longer title that starts (after a stop word: "the", "on")
+or ends with it, at a word boundary.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .features import Features
+from .normalise import _STOP
+from .people import _close_name
+
+if TYPE_CHECKING:
+    from .blocking import Index
+
+#: A title is looked for at the start and end of longer ones when it has this many
+#: content words (shorter ones start many titles: "data mining").
+MIN_CONTENT = 3
+#: At most this many longer titles are taken per title and end (the head "a study of"
+#: is no key).
+GROUP = 20
+
+
+def contained_pairs(index: Index, pairs: set[tuple[int, int]], big_block: int) -> None:
+    """Add to ``pairs`` the records of every title of :data:`MIN_CONTENT` content words
+    or more and of a longer title starting (after a stop word) or ending with it whole,
+    when they share a family name (or one names nobody), leaving out two titles of more
+    than ``big_block`` records each. (Without a person in common, a title inside
+    another is mostly a shorter paper's title inside a longer one's: many pairs, few
+    duplicates.) Two sorted lists, each title's longer forms just after it: no search."""
+    by_title = index.by_title
+    feats = index.feats
+    titles = list(by_title)
+    stop = _STOP
+    heads: list[tuple[str, str, bool]] = []  # (key, title, the title itself?)
+    for t in titles:
+        heads.append((t, t, True))
+        first, _, rest = t.partition(" ")
+        if rest and first in stop:  # "the x", "on x": x
+            heads.append((rest, t, False))
+    for rows in (sorted(heads), sorted((t[::-1], t, True) for t in titles)):
+        # a title's longer forms follow it in sort order (a space sorts before letters)
+        n = len(rows)
+        for k in range(n - 1):
+            key, short, itself = rows[k]
+            needle = key + " "
+            nxt = rows[k + 1][0]
+            if not itself or not (nxt.startswith(needle) or nxt == key) \
+                    or not _long_enough(short):
+                continue
+            for j in range(k + 1, min(n, k + 1 + GROUP)):
+                other, long_, _ = rows[j]
+                if not (other.startswith(needle) or other == key):
+                    break
+                if long_ == short:
+                    continue
+                gi, gj = by_title[long_], by_title[short]
+                if len(gi) * len(gj) > big_block * big_block:
+                    continue
+                for i in gi:
+                    for j2 in gj:
+                        if i != j2 and _a_person_in_common(feats[i], feats[j2]):
+                            pairs.add((i, j2) if i < j2 else (j2, i))
+
+
+def _long_enough(title: str) -> bool:
+    return sum(1 for w in title.split() if w not in _STOP) >= MIN_CONTENT
+
+
+def _a_person_in_common(a: Features, b: Features) -> bool:
+    if not a.authors or not b.authors:
+        return True
+    if not a.author_index.keys().isdisjoint(b.author_index.keys()):
+        return True
+    names = [p.last[-1] for p in b.authors]  # or nearly: "rosenblatt" / "rosneblatt"
+    return any(_close_name(p.last[-1], y) for p in a.authors for y in names)
