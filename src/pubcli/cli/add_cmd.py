@@ -142,6 +142,8 @@ def add_command(
             common.note(line)
         for rec in plan.records:
             lib.add(rec)
+    if not dry_run:
+        plan.written(lib.document.digest, lib.records)
     _report(lib, plan.records, dry_run)
 
 

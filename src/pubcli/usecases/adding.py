@@ -42,7 +42,7 @@ from pubcli.usecases.newentry import (EntryOptions, TYPE_NAME_RE, build, check_t
 
 if TYPE_CHECKING:
     from pubcli.local.config import Config
-    from pubcli.dedupe import Match
+    from pubcli.dedupe import Guard, Match
 
 NOT_ASKED_HINT = " (give them as options, or run on a terminal to be asked)"
 SHOWN_MATCHES = 5  # matches described when a new entry looks like a duplicate
@@ -58,6 +58,15 @@ class AddPlan:
     records: list[Record]
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the duplicate guard the entries were judged by (None: not judged)
+    guard: Guard | None = field(default=None, repr=False, compare=False)
+
+    def written(self, digest: str | None, records: Sequence[Record]) -> None:
+        """The plan was written: the file version ``digest`` holds ``records``. The
+        weights the entries were judged by are kept for it, so the next ``add`` judges
+        by them without estimating again (:meth:`pubcli.dedupe.Guard.carry`)."""
+        if self.guard is not None and digest is not None:
+            self.guard.carry(digest, records)
 
 
 class DuplicateEntry(DuplicateError):
@@ -213,15 +222,23 @@ def renewed_key_note(old_key: str, new_key: str) -> str:
 
 
 # ------------------------------------------------------------------ duplicates
-def check_duplicates(rec: Record, records: Sequence[Record], *, force: bool = False,
-                     label: str | None = None, digest: str | None = None) -> list[Match]:
-    """The entries of ``records`` that the matcher of ``pubcli dedupe`` says ``rec``
-    duplicates, strongest first. Unless ``force``, any match raises
-    :class:`DuplicateEntry`. ``label`` names ``rec`` in messages (default: its title).
-    ``digest`` (of the library file's bytes) lets the weights come from the cache."""
-    from pubcli.dedupe import find_matches
+def guard_for(records: Sequence[Record], digest: str | None = None) -> Guard:
+    """The duplicate guard new entries of ``records``' library are judged by
+    (``digest``: of the library file's bytes, for the weights cache)."""
+    from pubcli.dedupe import Guard
 
-    matches = find_matches(rec, records, digest=digest)
+    return Guard(records, digest=digest)
+
+
+def check_duplicates(rec: Record, records: Sequence[Record] | Guard, *, force: bool = False,
+                     label: str | None = None, digest: str | None = None) -> list[Match]:
+    """The entries of ``records`` (or of a :class:`pubcli.dedupe.Guard`'s library)
+    that the matcher of ``pubcli dedupe`` says ``rec`` duplicates, strongest first.
+    Unless ``force``, any match raises :class:`DuplicateEntry`. ``label`` names
+    ``rec`` in messages (default: its title). ``digest`` (of the library file's
+    bytes) lets the weights come from the cache."""
+    guard = guard_for(records, digest) if isinstance(records, Sequence) else records
+    matches = guard.matches(rec)
     if matches and not force:
         what = label or _title_label(rec)
         best = matches[0]
@@ -251,10 +268,9 @@ def _title_label(rec: Record) -> str:
     return f"'{to_text(rec.title)}'"
 
 
-def _guard(rec: Record, records: Sequence[Record], *, force: bool, label: str,
-           digest: str | None = None) -> list[str]:
+def _guard(rec: Record, guard: Guard, *, force: bool, label: str) -> list[str]:
     """:func:`check_duplicates`, with the warnings for a forced duplicate."""
-    matches = check_duplicates(rec, records, force=force, label=label, digest=digest)
+    matches = check_duplicates(rec, guard, force=force, label=label)
     if not matches:
         return []
     return [*match_lines(label, matches), f"adding {label} anyway (--force)"]
@@ -263,7 +279,8 @@ def _guard(rec: Record, records: Sequence[Record], *, force: bool, label: str,
 # ------------------------------------------------------------------ pubcli add
 def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
              key: str | None = None, force: bool = False, allow_new: bool = False,
-             prompted: bool = False, digest: str | None = None) -> AddPlan:
+             prompted: bool = False, digest: str | None = None,
+             guard: Guard | None = None) -> AddPlan:
     """The entry ``pubcli add`` makes from options, checked against ``records``.
 
     Its areas are resolved against the vocabulary (``allow_new`` accepts new
@@ -271,6 +288,8 @@ def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
     refused with :class:`DuplicateEntry` unless ``force``; it gets ``key`` or
     the scheme's key. ``prompted`` says the user was already asked for the
     missing fields (else the error for missing ones says how to give them).
+    ``guard``: the duplicate guard to judge by, when the caller holds one (``sync``
+    adding one entry after another); else one is made for ``records``.
     """
     from pubcli.usecases.areas import choose
     from pubcli.schema.keys import taken_keys
@@ -278,8 +297,9 @@ def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
     areas, warnings = choose(opts.areas, records, config, allow_new=allow_new)
     rec = build(replace(opts, areas=areas), force=force)
     validate(rec, force=force, hint="" if prompted else NOT_ASKED_HINT)
-    warnings += _guard(rec, records, force=force, label=_title_label(rec), digest=digest)
-    return AddPlan([assign_key(rec, taken_keys(records), key)], warnings)
+    guard = guard or guard_for(records, digest)
+    warnings += _guard(rec, guard, force=force, label=_title_label(rec))
+    return AddPlan([assign_key(rec, taken_keys(records), key)], warnings, guard=guard)
 
 
 def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
@@ -310,8 +330,8 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
     from pubcli.schema.types import biblatex_file
 
     taken = taken_keys(records)
-    pool = list(records)
-    plan = AddPlan([], warnings)
+    plan = AddPlan([], warnings, guard=guard_for(records, digest))
+    assert plan.guard is not None
     parents = Inheritance([*parsed.records, *records])  # crossref/xdata in the file or library
     # the rules ``check`` will apply to the library with these entries in it
     biblatex = biblatex_file([*records, *parsed.records])
@@ -325,11 +345,11 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
             raise ValidationError(exc.message, path=where, line=src.line,
                                   field=exc.field) from None
         plan.warnings += [f"{where}:{src.line}: {w}" for w in shortfalls]
-        plan.warnings += _guard(rec, pool, force=force, label=f"{where}:{src.line}: '{rec.key}'",
-                                digest=digest)
+        plan.warnings += _guard(rec, plan.guard, force=force,
+                                label=f"{where}:{src.line}: '{rec.key}'")
         rec, old_key = keep_or_renew_key(rec, taken)
         if old_key is not None:
             plan.notes.append(f"{where}:{src.line}: {renewed_key_note(old_key, rec.key)}")
-        pool.append(rec)
+        plan.guard.add(rec)
         plan.records.append(rec)
     return plan
