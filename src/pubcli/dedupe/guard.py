@@ -21,14 +21,20 @@ it estimates. No size of library changes which weights are used.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pubcli.local import gcpause
 from pubcli.schema.model import Record
 from . import matchcache
-from .features import sorted_words
+from .features import Features, sorted_words
 from .groups import Match
 from .matcher import DEFAULT_THRESHOLD, Matcher
+
+Progress = Callable[[str, int, int], None]  # (what, done, total): pubcli.usecases.progress
+
+
+#: What ``progress`` is told while the evidence of an import's library is weighed.
+WEIGHING = "weighing the evidence of the library"
 
 
 class _GuardMatcher(Matcher):
@@ -64,11 +70,14 @@ class Guard:
     make: an import's), the weights and title frequencies are ``among``'s, as
     ``pubcli dedupe`` will judge that library afterwards; ``digest`` then names
     ``among``. ``threshold``: the match probability in percent (default
-    :data:`~.matcher.DEFAULT_THRESHOLD`)."""
+    :data:`~.matcher.DEFAULT_THRESHOLD`). ``progress`` hears how far the candidate
+    pairs of ``among`` are found (the long part of weighing a library anew; see
+    :mod:`pubcli.usecases.progress`)."""
 
     def __init__(self, records: Sequence[Record], *, digest: str | None = None,
                  among: Sequence[Record] | None = None,
-                 threshold: float | None = None) -> None:
+                 threshold: float | None = None,
+                 progress: Progress | None = None) -> None:
         self.threshold = DEFAULT_THRESHOLD if threshold is None else float(threshold)
         with gcpause.paused():
             if among is None:
@@ -78,6 +87,8 @@ class Guard:
                 # judged as dedupe will judge the library these records make: its
                 # weights, and how common its titles are
                 whole = Matcher(among, digest=digest)
+                if progress is not None:  # (the long part when nothing is cached)
+                    whole.pairs(lambda done: progress(WEIGHING, int(1000 * done), 1000))
                 self.matcher = _judged_by(whole, records)
         self._known = {id(r) for r in self.matcher.records}
 
@@ -108,8 +119,49 @@ class Guard:
         """The records ``candidate`` duplicates, strongest first (the candidate itself,
         if added, is never its own match)."""
         with gcpause.paused():
-            return self.matcher.matches(candidate, self.threshold if threshold is None
-                                        else float(threshold))
+            found = self.matcher.matches(candidate, self.threshold if threshold is None
+                                         else float(threshold))
+        if found:
+            self._say_where_titles_recur(candidate, found)
+        return found
+
+    def closest(self, rec: Record, limit: int = 3, floor: float = 1.0) -> list[Match]:
+        """The judgements on ``rec`` (an entry kept, or a candidate, which is then added)
+        against the records it shares a block key with, duplicates or not, strongest
+        first: at most ``limit`` whose match probability reaches ``floor`` percent
+        (what ``--explain`` shows for an entry that is no duplicate)."""
+        m = self.matcher
+        self.add(rec)
+        feats = m.index.feats
+        i = next(n for n in range(len(feats) - 1, -1, -1) if feats.records[n] is rec)
+        out = []
+        with gcpause.paused():
+            for j in sorted(m.index.candidates(feats[i])):
+                if j == i:
+                    continue
+                v = m.judge(i, j)
+                m._say_where_the_title_recurs(i, j, v)
+                if v.score >= floor:
+                    out.append((-v.weight, j, Match(feats[j].record, v.score, v.evidence,
+                                                    v.rule, v)))
+        out.sort(key=lambda t: (t[0], t[1]))
+        return [match for _, _, match in out[:limit]]
+
+    def _say_where_titles_recur(self, candidate: Record, found: list[Match]) -> None:
+        """A common title's note names the fact behind it, as ``dedupe --explain``
+        says it ("this title is carried by 6 records in this venue")."""
+        s = Features(candidate, -1)
+        wanted = {id(m.record) for m in found}
+        index = {id(r): n for n, r in enumerate(self.matcher.index.feats.records)
+                 if id(r) in wanted}
+        for m in found:
+            n = index.get(id(m.record))
+            if n is None or m.verdict is None:
+                continue
+            other = self.matcher.index.feats[n]
+            if other.title == s.title and other.venue == s.venue:
+                # (the record stands for the candidate: same title, same venue)
+                self.matcher._say_where_the_title_recurs(n, n, m.verdict)
 
     def add(self, rec: Record) -> None:
         """Judge later entries against ``rec`` too (an entry kept by this command)."""

@@ -146,7 +146,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     in_library = {id(r) for r in library}
     # one guard for the whole import: the library and the items kept so far, judged
     # by the weights of the library the import makes
-    guard = Guard(library, digest=digest, among=[*library, *(i.record for i in items)])
+    guard = Guard(library, digest=digest, among=[*library, *(i.record for i in items)],
+                  progress=progress)
     held_guard = guard.over(held)
     decided = decisions or Decisions()
     by_key = {r.key.casefold(): r for r in library if r.key} if decided.same else {}
