@@ -1,6 +1,15 @@
 """Wall time of `pubcli add` (one entry) and `pubcli tag` (1,000 entries) on a big library.
 
     python bench/bench_add_tag.py [--entries 100000] [--repeat 5] [--out bench/out]
+    python bench/bench_add_tag.py --series 10000 100000 --seeds 1 2 3 --dups 0.05 \
+        [--baseline OTHER_TREE] [--out bench/out]
+
+``--series``: for each size and seed (bench/gen_library.py N OUT --seed S --dups D),
+three real adds one after another on a fresh copy with an empty cache (cold: the
+weights are estimated; warm, warm2: each on the file the add before wrote, as a user
+adding papers one by one), CPU time of each whole process, with this tree and the
+``--baseline`` tree (a checkout of main) in the same rounds; medians over the seeds
+and the same-round ratios.
 
 Generates the library once with bench/gen_library.py (kept in --out), then for
 each repeat works on a fresh copy and runs the real command line in a
@@ -147,14 +156,71 @@ def phases(source: Path, n: int) -> dict[str, dict[str, float]]:
     return out
 
 
+def _compiled(tree: Path) -> None:
+    import compileall
+
+    compileall.compile_dir(tree / "src", quiet=1)
+
+
+def series(sizes: list[int], seeds: list[int], dups: float, baseline: Path | None,
+           out: Path) -> dict:
+    """Successive real adds (cold, warm, warm2) per size and seed, per tree."""
+    trees = {"this": ROOT, **({"baseline": baseline} if baseline else {})}
+    for tree in trees.values():
+        _compiled(tree)
+    result: dict = {}
+    for n in sizes:
+        samples: dict[str, dict[str, list[float]]] = {t: {} for t in trees}
+        for seed in seeds:
+            source = out / f"library-{n}-s{seed}-d{dups}.bib"
+            if not source.exists():
+                subprocess.run([sys.executable, str(ROOT / "bench" / "gen_library.py"),
+                                str(n), str(source), "--seed", str(seed), "--dups",
+                                str(dups)], check=True, capture_output=True)
+            for name, tree in trees.items():
+                with tempfile.TemporaryDirectory(prefix="pubcli-bench-") as tmp:
+                    env = dict(os.environ, PUBCLI_CACHE_DIR=str(Path(tmp) / "cache"),
+                               PYTHONPATH=str(tree / "src"))
+                    for k in ("PUBCLI_NO_CACHE", "PYTHONDONTWRITEBYTECODE"):
+                        env.pop(k, None)
+                    lib = Path(tmp) / "library.bib"
+                    shutil.copy(source, lib)
+                    for i, phase in enumerate(("cold", "warm", "warm2")):
+                        _, cpu = pubcli(add_args(lib, seed * 10 + i), env)
+                        samples[name].setdefault(phase, []).append(cpu)
+            print(f"  {n} seed {seed}: " + "; ".join(
+                f"{t} " + " ".join(f"{p} {v[-1]:.2f}" for p, v in samples[t].items())
+                for t in trees), flush=True)
+        result[str(n)] = {t: {p: stats(v) for p, v in ph.items()} for t, ph in samples.items()}
+        if baseline:
+            result[str(n)]["ratio"] = {
+                p: round(statistics.median(a / b for a, b in zip(
+                    samples["this"][p], samples["baseline"][p], strict=True)), 3)
+                for p in samples["this"]}
+    return result
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--entries", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     ap.add_argument("--no-phases", action="store_true")
+    ap.add_argument("--series", type=int, nargs="+", metavar="N")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    ap.add_argument("--dups", type=float, default=0.05)
+    ap.add_argument("--baseline", type=Path)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.series:
+        got = series(args.series, args.seeds, args.dups, args.baseline, args.out)
+        for n, r in got.items():
+            for t, ph in r.items():
+                print(f"{n:>7} {t:9} " + "  ".join(
+                    f"{p} {v if isinstance(v, float) else v['median']:.2f}"
+                    for p, v in ph.items()))
+        (args.out / "bench_add_series.json").write_text(json.dumps(got, indent=2) + "\n")
+        return
     source = generate(args.entries, args.out)
     print(f"library: {source} ({source.stat().st_size / 1e6:.1f} MB, {args.entries} entries); "
           f"cpus: {os.cpu_count()}")

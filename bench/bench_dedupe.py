@@ -10,7 +10,7 @@
         [--runs 3] [--baseline OTHER_TREE] [--tidy PATH/bibtex-tidy] [--add]
                                    # whole `pubcli dedupe` (and `add --dry-run`) processes:
                                    # CPU medians, warm and cold weights, ratios vs bibtex-tidy
-    python bench/bench_dedupe.py matches LIB.bib                 # find_matches, one candidate
+    python bench/bench_dedupe.py matches LIB.bib                 # the duplicate guard, one candidate
     python bench/bench_dedupe.py export-csv LIB.bib OUT.csv      # input for bib-dedupe
     /tmp/bd-venv/bin/python bench/bench_dedupe.py run-bibdedupe OUT.csv CLUSTERS.json
     python bench/bench_dedupe.py score LIB.bib CLUSTERS.json     # bib-dedupe's precision/recall
@@ -587,8 +587,9 @@ def devsets(root: Path, repeat: int) -> None:
 
 
 def matches(lib_path: Path, n: int) -> None:
-    """find_matches (what `pubcli add`/`import` use): the first call builds the index,
-    later calls reuse it. Candidates are copies of random entries under a new key."""
+    """The duplicate guard (what `pubcli add`/`import` hold): building it indexes the
+    library, each call then judges one candidate. Candidates are copies of random
+    entries under a new key."""
     import statistics
 
     from pubcli import dedupe, store
@@ -597,13 +598,14 @@ def matches(lib_path: Path, n: int) -> None:
     rng = random.Random(7)
     picks = [rng.choice(lib.records) for _ in range(n + 1)]
     t = time.perf_counter()
-    found = dedupe.find_matches(picks[0].copy(key="new-entry"), lib.records)
+    guard = dedupe.Guard(lib.records)
+    found = guard.matches(picks[0].copy(key="new-entry"))
     first = time.perf_counter() - t
     times = []
     hits = 0
     for rec in picks[1:]:
         t = time.perf_counter()
-        found = dedupe.find_matches(rec.copy(key="new-entry"), lib.records)
+        found = guard.matches(rec.copy(key="new-entry"))
         times.append(time.perf_counter() - t)
         hits += any(m.record is rec for m in found)
     print(json.dumps({"entries": len(lib.records), "first_call_s": round(first, 3),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pubcli import store
@@ -129,9 +131,41 @@ def test_duplicate_is_shown_and_refused(cli, library):
             "Giant Model Training", "--author", "Guanhua Wang", "--author", "Olatunji Ruwase",
             "--year", "2024", "-l", library)
     assert r.exit_code == 2
-    assert "matches 'wang2024zero'" in r.stderr
-    assert "looks like a duplicate of 'wang2024zero'" in r.stderr and "--force" in r.stderr
+    # one decision, one line: the match, where, what carried it, how likely
+    assert r.stderr.count("\n") == 1 and r.stderr.count("Giant Model Training") == 1
+    assert "looks like a duplicate of 'wang2024zero' (line 5; title + authors" in r.stderr
+    assert "--force" in r.stderr and "--explain" in r.stderr
     assert_unchanged(library, before)
+
+
+def test_explain_shows_every_weight_and_the_cap_note_once(cli, library):
+    r = cli("add", "--title", "ZeRO++: Extremely Efficient Collective Communication for "
+            "Giant Model Training", "--author", "Guanhua Wang", "--author", "Olatunji Ruwase",
+            "--year", "2024", "--explain", "-l", library)
+    assert r.exit_code == 2
+    lines = r.stderr.splitlines()
+    assert lines[0].endswith("~ wang2024zero: duplicates: match probability 99.9% "
+                             "(+10.0 bits; the threshold is 98%)") or "~ wang2024zero: " \
+        "duplicates: match probability" in lines[0]
+    fields = [ln.split()[0] for ln in lines[1:-1] if ln.startswith("  ")]
+    assert {"title", "authors", "year"} <= set(fields)
+    assert sum("count together at most" in ln for ln in lines) <= 1
+    assert lines[-1].startswith("error: ")
+
+
+def test_explain_names_how_many_records_of_the_venue_carry_a_title(cli, tmp_path):
+    """A column's heading: the note says the fact behind its small weight."""
+    text = "".join(
+        f"@article{{col{i},\n  author = {{Writer{i}, A.}},\n  title = {{Editor's Comments}},\n"
+        f"  journal = {{Journal of Things}},\n  volume = {{{i}}},\n  year = {{{2000 + i}}},\n}}\n\n"
+        for i in range(6))
+    lib = write(tmp_path / "cols.bib", text)
+    r = cli("add", "--type", "article", "--title", "Editor's comments", "--author",
+            "Writer3, A.", "--venue", "Journal of Things", "--year", "2003",
+            "--field", "volume=3", "--explain", "--force", "-l", lib)
+    assert r.exit_code == 0, r.output
+    assert "not duplicates" in r.stderr
+    assert re.search(r"this title is carried by [67] records in this venue", r.stderr)
 
 
 def test_duplicate_by_doi_even_with_another_title_wording(cli, library):

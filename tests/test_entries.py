@@ -183,10 +183,17 @@ def test_plan_add_refuses_a_duplicate_with_the_matches_attached(shipped):
         entries.plan_add(records, dup, cfg)
     assert isinstance(caught.value, DuplicateError)
     assert caught.value.matches[0].record.key == "wang2024zero"
-    assert caught.value.details[0].startswith(f"'{ZERO_PP}' matches 'wang2024zero' (line ")
+    # one decision, one line: the match, its line, what carried it, how likely
+    assert str(caught.value).startswith(f"'{ZERO_PP}' looks like a duplicate of "
+                                        "'wang2024zero' (line 5; title + ")
+    assert caught.value.details == []  # (only further matches get a line each)
+    assert caught.value.matches[0].verdict.contributions  # the full evidence, for --explain
     forced = entries.plan_add(records, dup, cfg, force=True)
     assert forced.records[0].key == "wang2024zeroa"
-    assert forced.warnings[-1] == f"adding '{ZERO_PP}' anyway (--force)"
+    assert forced.warnings == [f"adding '{ZERO_PP}' anyway (--force): it looks like a "
+                               f"duplicate of {entries.match_ref(caught.value.matches[0])}"]
+    assert [(label, [m.record.key for m in ms]) for label, ms in forced.judged] == \
+        [(f"'{ZERO_PP}'", ["wang2024zero"])]
 
 
 def test_check_duplicates_returns_matches_when_forced(shipped):

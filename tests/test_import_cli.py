@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import shutil
 
 import pytest
@@ -74,6 +76,23 @@ def test_seed_page_against_the_shipped_library_adds_nothing(cli, library):
     assert summary(r.stderr)["added"] == 0
     assert "duplicate\t\t2024\tZeRO++" in r.stdout and "same as wang2024zero" in r.stdout
     assert library.read_bytes() == before
+
+
+def test_one_line_per_decision_and_explain_for_the_evidence(cli, library):
+    plain = cli("import", SEED_PAGE, "--dry-run", "-l", library)
+    explained = cli("import", SEED_PAGE, "--dry-run", "--explain", "-l", library)
+    assert plain.exit_code == explained.exit_code == 0
+    assert explained.stdout == plain.stdout  # stdout is data: the same rows
+    row = next(ln for ln in plain.stdout.splitlines() if "same as wang2024zero" in ln)
+    # what carried it and how likely, not every field's weight
+    assert re.search(r"same as wang2024zero \([^()]*, \d+\.\d%\)", row), row
+    assert "bits" not in plain.stderr
+    said = explained.stderr[len(plain.stderr):] if explained.stderr.startswith(plain.stderr) \
+        else explained.stderr
+    assert "~ wang2024zero: duplicates: match probability" in said
+    assert "  title " in said
+    pairs = said.count(": duplicates: match probability")
+    assert said.count("count together at most") <= pairs  # the cap note: once a pair
 
 
 def test_dry_run_writes_nothing(cli, empty):

@@ -34,7 +34,14 @@ def test_an_import_plan_reports_each_step_up_to_all_items():
     out = triage.plan(items, [], progress=lambda *a: calls.append(a))
     assert len(out) == 30
     assert calls[-1] == ("matching against the library", 30, 30)
-    assert {c[2] for c in calls} == {30}
+    matching = [c for c in calls if c[0] == "matching against the library"]
+    assert {c[2] for c in matching} == {30}
+    # before the items: the candidate pairs of the library the import makes are found
+    from pubcli.dedupe.guard import WEIGHING
+
+    first = calls.index(matching[0])
+    assert calls[:first] and all(c[0] == WEIGHING and c[2] == 1000 for c in calls[:first])
+    assert len(calls) == first + len(matching)
 
 
 class _Terminal(io.StringIO):

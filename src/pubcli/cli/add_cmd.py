@@ -56,6 +56,10 @@ def add_command(
         help="Prompt for missing required fields (default: when stdin is a terminal)."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Print the BibTeX that would be appended; write nothing."),
+    explain: bool = typer.Option(False, "--explain", "--verbose",
+                                 help="Show the full evidence behind the duplicate decision: "
+                                      "each field's weight and what it rests on (for a new "
+                                      "entry, against the closest entries)."),
     library: Path | None = common.LibraryOpt,
 ) -> None:
     """Add a publication to the library.
@@ -64,7 +68,8 @@ def add_command(
     On a terminal, required fields that the options leave out are asked for.
     Before writing, the entry is checked against the library with the matcher
     of 'pubcli dedupe' (same DOI or arXiv id, or a close title with a shared
-    author and year); a match is shown and the add refused unless --force.
+    author and year); a match is shown in one line and the add refused unless
+    --force; --explain shows each field's weight behind the decision.
     Only the new entry's text is appended to the file; its key is printed.
     Entries from --from keep their keys as written; what BibTeX only warns
     about (a missing field) is a warning with its line (--strict refuses).
@@ -80,6 +85,8 @@ def add_command(
         pubcli add https://arxiv.org/abs/2101.06840 --dry-run
 
         pubcli add --title "Sparse Things" --author "Ada Lovelace" --year 2024
+
+        pubcli add --title "Sparse Things" --author "A. Lovelace" --year 2024 --explain
 
         pubcli add --type article --venue "J. Things" --interactive
 
@@ -107,7 +114,8 @@ def add_command(
         dialogues.say_when_reading_a_terminal(from_, "paste BibTeX, end with Ctrl-D")
         text = importers.read_input(from_, sys.stdin)
         make_plan = partial(entries.plan_add_bibtex, text, source=from_, areas=area or [],
-                            featured=featured, force=force, allow_new=new, strict=strict)
+                            featured=featured, force=force, allow_new=new, strict=strict,
+                            explain=explain)
     else:
         opts = newentry.EntryOptions(type=type_, title=title, authors=list(author or []),
                                     year=year, month=month, venue=venue, doi=doi, url=url,
@@ -132,17 +140,34 @@ def add_command(
             if not opts.areas:  # a conversation was started: the areas belong in it
                 opts = _ask_areas(opts, path, cfg, allow_new=new)
         make_plan = partial(entries.plan_add, opts=opts, key=key, force=force, allow_new=new,
-                            prompted=prompted)
+                            prompted=prompted, explain=explain)
     with store.transaction(path, dry_run=dry_run, on_wait=common.note) as lib:
         common.report_problems(lib)
-        plan = make_plan(lib.records, config=cfg, digest=lib.document.digest)
+        try:
+            plan = make_plan(lib.records, config=cfg, digest=lib.document.digest)
+        except entries.DuplicateEntry as exc:
+            if explain:
+                _explain([(exc.label, exc.matches)])
+            raise
+        if explain:
+            _explain(plan.judged)
         for line in plan.warnings:
             common.warn(line)
         for line in plan.notes:
             common.note(line)
         for rec in plan.records:
             lib.add(rec)
+    if not dry_run:
+        plan.written(lib.document.digest, lib.records)
     _report(lib, plan.records, dry_run)
+
+
+def _explain(judged) -> None:
+    from pubcli.render import duplicates
+
+    text = duplicates.explanations(judged)
+    if text:
+        sys.stderr.write(text)
 
 
 def _ask_areas(opts, path: Path, cfg, *, allow_new: bool):

@@ -48,6 +48,9 @@ def import_command(
                                      "instead of importing them with a warning."),
     dry_run: bool = typer.Option(False, "--dry-run", "-n",
                                  help="Show what would happen; write nothing."),
+    explain: bool = typer.Option(False, "--explain", "--verbose",
+                                 help="After the table, the full evidence behind each "
+                                      "duplicate, repeat and near-duplicate decision."),
     library: Path | None = common.LibraryOpt,
 ) -> None:
     """Import publications from a .bib file or a listing copied from a web page.
@@ -79,13 +82,16 @@ def import_command(
     and <library>.same.txt), so a re-import does not ask again. stdout gets one
     line per item: STATUS, KEY (the key given when added, else the item's
     own), YEAR, TITLE, the matching entry or the problem, and the item's LINE
-    in FILE (tab-separated when piped); a summary goes to stderr.
+    in FILE (tab-separated when piped); a summary goes to stderr. --explain
+    adds, on stderr, each decision's full evidence (every field's weight).
 
     Examples:
 
         pubcli import publications-page.txt --dry-run
 
         pubcli import colleague.bib --area "Systems and networking"
+
+        pubcli import colleague.bib --dry-run --explain
     """
     from pubcli import store
     from pubcli.errors import ValidationError
@@ -128,6 +134,19 @@ def import_command(
                         f"{'s' if len(added) > 1 else ''} to the 'areas' of {cfg.path}: "
                         + ", ".join(repr(a) for a in added))
     _report(plan, dry_run)
+    if explain:
+        _explain(plan)
+
+
+def _explain(plan) -> None:
+    """Each decision a match made, with the full evidence (stderr: talk, not data)."""
+    from pubcli.render import duplicates
+
+    judged = [(f"{plan.where}:{o.item.line}: '{o.own_key or o.record.key}'", [o.match])
+              for o in plan.outcomes if o.match is not None and o.match.verdict is not None]
+    text = duplicates.explanations(judged)
+    if text:
+        sys.stderr.write(text)
 
 
 def _review_near(plan, lib, *, skip_all: bool, ask: bool) -> None:
@@ -179,8 +198,13 @@ def _row(o) -> tuple[str, ...]:
             ("judged so at an earlier import" if o.remembered else "your verdict") + ")"
     elif o.match is not None:
         m = o.match
+        # one line a decision: what carried it and how likely (--explain: every weight)
+        carried = m.rule.split(" + ")
+        why = " + ".join(carried[:2]) + (" + ..." if len(carried) > 2 else "")
+        if m.verdict is not None:
+            why = f"{why}, {m.score:.1f}%" if why else f"{m.score:.1f}%"
         ref = f"{'near' if o.status == NEAR else 'same as'} " \
-              f"{m.record.key or '(earlier item)'} ({', '.join(m.evidence[:2]) or m.rule})"
+              f"{m.record.key or '(earlier item)'}" + (f" ({why})" if why else "")
         if o.problem:
             ref += f"; {o.problem}"
     else:

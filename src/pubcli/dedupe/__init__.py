@@ -27,7 +27,8 @@ it prints. Its one file is the weights cache: given the digest of the library
 file's bytes, a :class:`Matcher` keeps the estimated weights and the candidate
 pairs there (:func:`pubcli.store.cache.write_derived`), so the next command on
 the same file (``add``, ``import``, ``dedupe --explain``) does not work them out
-again.
+again. A command judging new entries holds a :class:`Guard` (:mod:`.guard`): one
+matcher for all its entries, no state kept in this module.
 """
 
 from __future__ import annotations
@@ -46,13 +47,14 @@ from .merge import apply as apply_merge
 from .normalise import _unmatched_words, normalise, strip_annotations, title_score
 from .groups import Group, Link, Match, pair_key
 from .matcher import DEFAULT_THRESHOLD, Matcher
+from .guard import Guard
 from .people import parse_authors, person_match, person_strings, shared_authors
 from .venues import venue_relation
 from .vetoes import Veto, VetoKind
 from .weights import Model, prior_model
 
 __all__ = [
-    "DEFAULT_THRESHOLD", "Conflict", "Field", "Group", "Link", "Match", "Matcher", "MergeResult",
+    "DEFAULT_THRESHOLD", "Conflict", "Field", "Group", "Guard", "Link", "Match", "Matcher", "MergeResult",
     "Model", "Verdict", "Veto", "VetoKind", "explain", "find_groups", "find_matches", "merge",
     "normalise", "normalise_doi", "normalise_isbn", "page_range", "pair_key", "parse_authors",
     "person_match", "person_strings", "shared_authors", "strip_annotations", "suggest_keep",
@@ -67,35 +69,6 @@ def _no_gc() -> contextlib.AbstractContextManager[None]:
 
 
 # ---------------------------------------------------------------- the stable API
-_MATCHER_CACHE: list = []  # [(records, ids of its records, digest, among, Matcher)]
-
-
-def _matcher_for(records: Sequence[Record], digest: str | None = None,
-                 among: Sequence[Record] | None = None) -> Matcher:
-    """The matcher of ``records``, reused while the sequence holds the same record
-    objects (records appended since are added; any other change rebuilds it). The
-    matcher keeps the records alive, so their ids cannot be reused meanwhile."""
-    if _MATCHER_CACHE:
-        seq, ids, known, whole, matcher = _MATCHER_CACHE[0]
-        n = len(ids)
-        if seq is records and known == digest and whole is among and len(records) >= n \
-                and list(map(id, records[:n])) == ids:
-            for rec in records[n:]:
-                matcher.add(rec)
-            ids.extend(map(id, records[n:]))
-            return matcher
-    if among is None:
-        matcher = Matcher(records, digest=digest)
-    else:
-        # judged as dedupe will judge the library these records make: its weights,
-        # and how common its titles are
-        whole_matcher = Matcher(among, digest=digest)
-        matcher = Matcher(records, model=whole_matcher.model)
-        matcher._works = whole_matcher.title_works
-    _MATCHER_CACHE[:] = [(records, list(map(id, records)), digest, among, matcher)]
-    return matcher
-
-
 def find_matches(candidate: Record, records: Sequence[Record], *,
                  threshold: float | None = None, digest: str | None = None,
                  among: Sequence[Record] | None = None) -> list[Match]:
@@ -105,12 +78,9 @@ def find_matches(candidate: Record, records: Sequence[Record], *,
     ``records`` and the entries still to come will make: an import's), the weights
     and title frequencies are ``among``'s, as ``dedupe`` will see them afterwards;
     ``digest`` then names ``among``. ``threshold`` is the match probability in
-    percent (default :data:`DEFAULT_THRESHOLD`). The matcher built over ``records``
-    is kept for the next call with the same sequence (records appended since are
-    indexed incrementally, the weights kept)."""
-    with _no_gc():
-        return _matcher_for(records, digest, among).matches(
-            candidate, DEFAULT_THRESHOLD if threshold is None else float(threshold))
+    percent (default :data:`DEFAULT_THRESHOLD`). One judgement: a command judging
+    several entries holds a :class:`Guard` instead (built once, entries added)."""
+    return Guard(records, digest=digest, among=among).matches(candidate, threshold)
 
 
 def find_groups(records: Sequence[Record], *, threshold: float | None = None,

@@ -221,15 +221,16 @@ def complete(client: Client, work: Work, orcid_id: str | None,
 
 def cluster(found: Sequence[mapping.Found]) -> list[Work]:
     """Group what the sources say about the same work (the dedupe matcher decides)."""
-    from ..dedupe import find_matches
+    from ..dedupe import Guard
 
     ordered = sorted(found, key=lambda f: PRIORITY.get(f.source, 9))
     pool: list[Record] = []
+    guard = Guard(pool)
     owner: list[Work] = []
     works: list[Work] = []
     for f in ordered:
         rec = f.record()
-        match = next((m for m in find_matches(rec, pool, threshold=None)), None)
+        match = next(iter(guard.matches(rec)), None)
         if match is not None:
             work = owner[next(i for i, r in enumerate(pool) if r is match.record)]
             work.found.append(f)
@@ -238,6 +239,7 @@ def cluster(found: Sequence[mapping.Found]) -> list[Work]:
             work = Work([f])
             works.append(work)
         pool.append(rec)
+        guard.add(rec)
         owner.append(work)
     return works
 
@@ -284,7 +286,7 @@ def merge(found: Sequence[mapping.Found]) -> tuple[Record, dict[str, str]]:
 def plan(records: Sequence[Record], works: Sequence[Work], config, *,
          areas: Sequence[str] = (), allow_new: bool = False) -> Plan:
     """What syncing ``works`` would do to ``records`` (nothing is changed here)."""
-    from ..dedupe import find_matches
+    from ..dedupe import Guard
     from pubcli.usecases.adding import plan_add
 
     from pubcli.usecases.areas import choose
@@ -292,6 +294,7 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
     out = Plan()
     chosen, out.warnings = choose(list(areas), records, config, allow_new=allow_new)
     pool = list(records)
+    guard = Guard(pool)  # the library and what is added, judged by one matcher
     added: set[int] = set()
     by_id: dict[tuple[str, str], Record] = {}
     for r in pool:
@@ -304,7 +307,7 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
         old = next((by_id[(k, rec.fields[k])] for k in ID_FIELDS
                     if (k, rec.fields.get(k)) in by_id), None)
         if old is None:
-            matches = find_matches(rec, pool, threshold=None)
+            matches = guard.matches(rec)
             old = matches[0].record if matches else None
         if old is not None and id(old) in added:
             out.present.append((old, work))  # two descriptions the clustering kept apart
@@ -330,7 +333,7 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
             continue
         try:
             add = plan_add(pool, options_of(rec, chosen), config, allow_new=True,
-                           prompted=True)
+                           prompted=True, guard=guard)
         except ValidationError as exc:
             out.warnings.append(f"{work.label}: '{rec.title or '(untitled)'}' not added: "
                                 f"{exc.message.replace('; nothing was written', '')}")
@@ -338,6 +341,7 @@ def plan(records: Sequence[Record], works: Sequence[Work], config, *,
         new = add.records[0]
         added.add(id(new))
         pool.append(new)
+        guard.add(new)
         _index_ids(by_id, new)
         out.added.append((new, work))
     return out

@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..dedupe import Group, Link, Model, Verdict
+    from collections.abc import Iterable, Sequence
+
+    from ..dedupe import Group, Link, Match, Model, Verdict
 
 HEADERS = ["#", "Entry", "Type", "Line", "Year", "Title", "Authors"]
 #: People shown per entry in a group's table (then "et al.").
@@ -97,6 +99,20 @@ def verdict_text(ka: str, kb: str, v: Verdict) -> str:
         lines.append(f"  (weighed: match probability {v.score:.1f}%, {v.weight:+.1f} bits)")
     lines += [f"  {c}" for c in v.evidence]
     return "\n".join(lines) + "\n"
+
+
+def explanations(judged: Iterable[tuple[str, Sequence[Match]]]) -> str:
+    """The full evidence behind the duplicate decisions of ``add`` and ``import``
+    (``--explain``): for each new entry (its label) and each entry it matches, the
+    verdict, each field's weight and the notes, said once."""
+    out = []
+    for label, matches in judged:
+        for m in matches:
+            if m.verdict is not None:
+                out.append(verdict_text(label, m.record.key, m.verdict))
+            else:
+                out.append(f"{label} ~ {m.record.key}: {m.rule}\n")
+    return "".join(out)
 
 
 def weights_data(model: Model) -> dict:

@@ -42,7 +42,7 @@ from pubcli.usecases.newentry import (EntryOptions, TYPE_NAME_RE, build, check_t
 
 if TYPE_CHECKING:
     from pubcli.local.config import Config
-    from pubcli.dedupe import Match
+    from pubcli.dedupe import Guard, Match
 
 NOT_ASKED_HINT = " (give them as options, or run on a terminal to be asked)"
 SHOWN_MATCHES = 5  # matches described when a new entry looks like a duplicate
@@ -58,15 +58,41 @@ class AddPlan:
     records: list[Record]
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the duplicate guard the entries were judged by (None: not judged)
+    guard: Guard | None = field(default=None, repr=False, compare=False)
+    #: the duplicates added anyway (--force): each entry's label and its matches; with
+    #: ``explain``, also the others' labels and the closest entries (no duplicates)
+    judged: list[tuple[str, list[Match]]] = field(default_factory=list)
+    unmatched: list[tuple[str, Record]] = field(default_factory=list, repr=False)
+
+    def _explain_unmatched(self) -> None:
+        """The closest entries each entry that is no duplicate was judged against (after
+        all are judged: the guard then holds them all)."""
+        assert self.guard is not None
+        for label, rec in self.unmatched:
+            closest = self.guard.closest(rec, EXPLAIN_CLOSEST, EXPLAIN_FLOOR)
+            if closest:
+                self.judged.append((label, closest))
+        self.unmatched = []
+
+    def written(self, digest: str | None, records: Sequence[Record]) -> None:
+        """The plan was written: the file version ``digest`` holds ``records``. The
+        weights the entries were judged by are kept for it, so the next ``add`` judges
+        by them without estimating again (:meth:`pubcli.dedupe.Guard.carry`)."""
+        if self.guard is not None and digest is not None:
+            self.guard.carry(digest, records)
 
 
 class DuplicateEntry(DuplicateError):
     """A new entry matches entries of the library. ``matches`` are the
-    :class:`pubcli.dedupe.Match` objects, strongest first; ``details`` describe them,
+    :class:`pubcli.dedupe.Match` objects, strongest first (each with its verdict, the
+    full evidence); ``label`` names the entry; ``details`` name the other matches,
     one line each, for the user."""
 
-    def __init__(self, message: str, *, matches: list[Match], details: list[str]) -> None:
+    def __init__(self, message: str, *, label: str, matches: list[Match],
+                 details: list[str]) -> None:
         super().__init__(message, details=details)
+        self.label = label
         self.matches = matches
 
 
@@ -213,36 +239,38 @@ def renewed_key_note(old_key: str, new_key: str) -> str:
 
 
 # ------------------------------------------------------------------ duplicates
-def check_duplicates(rec: Record, records: Sequence[Record], *, force: bool = False,
-                     label: str | None = None, digest: str | None = None) -> list[Match]:
-    """The entries of ``records`` that the matcher of ``pubcli dedupe`` says ``rec``
-    duplicates, strongest first. Unless ``force``, any match raises
-    :class:`DuplicateEntry`. ``label`` names ``rec`` in messages (default: its title).
-    ``digest`` (of the library file's bytes) lets the weights come from the cache."""
-    from pubcli.dedupe import find_matches
+def guard_for(records: Sequence[Record], digest: str | None = None) -> Guard:
+    """The duplicate guard new entries of ``records``' library are judged by
+    (``digest``: of the library file's bytes, for the weights cache)."""
+    from pubcli.dedupe import Guard
 
-    matches = find_matches(rec, records, digest=digest)
+    return Guard(records, digest=digest)
+
+
+def check_duplicates(rec: Record, records: Sequence[Record] | Guard, *, force: bool = False,
+                     label: str | None = None, digest: str | None = None) -> list[Match]:
+    """The entries of ``records`` (or of a :class:`pubcli.dedupe.Guard`'s library)
+    that the matcher of ``pubcli dedupe`` says ``rec`` duplicates, strongest first.
+    Unless ``force``, any match raises :class:`DuplicateEntry`. ``label`` names
+    ``rec`` in messages (default: its title). ``digest`` (of the library file's
+    bytes) lets the weights come from the cache."""
+    guard = guard_for(records, digest) if isinstance(records, Sequence) else records
+    matches = guard.matches(rec)
     if matches and not force:
         what = label or _title_label(rec)
-        best = matches[0]
-        raise DuplicateEntry(f"{what} looks like a duplicate of '{best.record.key}' "
-                             f"({', '.join(best.evidence[:2]) or best.rule}); nothing was "
-                             "written (use --force to add it anyway)",
-                             matches=matches, details=match_lines(what, matches))
+        raise DuplicateEntry(f"{what} looks like a duplicate of {match_ref(matches[0])}; "
+                             "nothing was written (--explain says why; --force adds it "
+                             "anyway)", label=what, matches=matches,
+                             details=[f"{what} also looks like {match_ref(m)}"
+                                      for m in matches[1:SHOWN_MATCHES]])
     return matches
 
 
-def match_lines(label: str, matches: Sequence[Match]) -> list[str]:
-    """One line per match (the first few): which entry, where, and what carried it
-    (the fields' weights are the error's and ``pubcli dedupe --explain``'s to say)."""
-    from pubcli.text.latex import to_text
-
-    out = []
-    for m in matches[:SHOWN_MATCHES]:
-        where = f" (line {m.record.line})" if m.record.line else ""
-        out.append(f"{label} matches '{m.record.key}'{where}: {to_text(m.record.title)} "
-                   f"[{m.rule}; {m.score:.1f}%]")
-    return out
+def match_ref(m: Match) -> str:
+    """One match in a line: its key, line, what carried it and the probability
+    (the fields' weights are ``--explain``'s to say)."""
+    where = f"line {m.record.line}; " if m.record.line else ""
+    return f"'{m.record.key}' ({where}{m.rule}, {m.score:.1f}%)"
 
 
 def _title_label(rec: Record) -> str:
@@ -251,19 +279,31 @@ def _title_label(rec: Record) -> str:
     return f"'{to_text(rec.title)}'"
 
 
-def _guard(rec: Record, records: Sequence[Record], *, force: bool, label: str,
-           digest: str | None = None) -> list[str]:
-    """:func:`check_duplicates`, with the warnings for a forced duplicate."""
-    matches = check_duplicates(rec, records, force=force, label=label, digest=digest)
-    if not matches:
-        return []
-    return [*match_lines(label, matches), f"adding {label} anyway (--force)"]
+#: With ``explain``, an entry that is no duplicate is shown beside the closest entries
+#: (at most this many) whose match probability reaches EXPLAIN_FLOOR percent.
+EXPLAIN_CLOSEST, EXPLAIN_FLOOR = 3, 1.0
+
+
+def _guard(rec: Record, guard: Guard, plan: AddPlan, *, force: bool, label: str,
+           explain: bool = False) -> None:
+    """:func:`check_duplicates`; a forced duplicate is one warning (and its matches are
+    kept in ``plan.judged`` for ``--explain``; with ``explain``, an entry that is no
+    duplicate keeps the closest entries it was judged against there)."""
+    matches = check_duplicates(rec, guard, force=force, label=label)
+    if not matches and explain:
+        plan.unmatched.append((label, rec))
+    if matches:
+        plan.judged.append((label, matches))
+        others = f" (and {len(matches) - 1} more)" if len(matches) > 1 else ""
+        plan.warnings.append(f"adding {label} anyway (--force): it looks like a duplicate "
+                             f"of {match_ref(matches[0])}{others}")
 
 
 # ------------------------------------------------------------------ pubcli add
 def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
              key: str | None = None, force: bool = False, allow_new: bool = False,
-             prompted: bool = False, digest: str | None = None) -> AddPlan:
+             prompted: bool = False, digest: str | None = None,
+             guard: Guard | None = None, explain: bool = False) -> AddPlan:
     """The entry ``pubcli add`` makes from options, checked against ``records``.
 
     Its areas are resolved against the vocabulary (``allow_new`` accepts new
@@ -271,6 +311,10 @@ def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
     refused with :class:`DuplicateEntry` unless ``force``; it gets ``key`` or
     the scheme's key. ``prompted`` says the user was already asked for the
     missing fields (else the error for missing ones says how to give them).
+    ``guard``: the duplicate guard to judge by, when the caller holds one (``sync``
+    adding one entry after another); else one is made for ``records``. ``explain``:
+    keep the closest entries an entry that is no duplicate was judged against in
+    ``judged`` too (with their verdicts), for ``--explain``.
     """
     from pubcli.usecases.areas import choose
     from pubcli.schema.keys import taken_keys
@@ -278,21 +322,27 @@ def plan_add(records: Sequence[Record], opts: EntryOptions, config: Config, *,
     areas, warnings = choose(opts.areas, records, config, allow_new=allow_new)
     rec = build(replace(opts, areas=areas), force=force)
     validate(rec, force=force, hint="" if prompted else NOT_ASKED_HINT)
-    warnings += _guard(rec, records, force=force, label=_title_label(rec), digest=digest)
-    return AddPlan([assign_key(rec, taken_keys(records), key)], warnings)
+    plan = AddPlan([], warnings, guard=guard or guard_for(records, digest))
+    assert plan.guard is not None
+    _guard(rec, plan.guard, plan, force=force, label=_title_label(rec), explain=explain)
+    plan.records.append(assign_key(rec, taken_keys(records), key))
+    plan._explain_unmatched()
+    return plan
 
 
 def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
                     source: str = "-", areas: Sequence[str] = (), featured: bool = False,
                     force: bool = False, allow_new: bool = False,
-                    strict: bool = False, digest: str | None = None) -> AddPlan:
+                    strict: bool = False, digest: str | None = None,
+                    explain: bool = False) -> AddPlan:
     """The entries ``pubcli add --from`` makes from the BibTeX ``text`` read from
     ``source`` ("-": stdin), all or none: a block that does not parse, an entry that
     cannot be written (:func:`validate`; with ``strict``, any invalid entry) or
     (unless ``force``) a duplicate of the library or of an earlier entry refuses the
     lot. What BibTeX only warns about (a missing required field...) is a warning
     naming the line. ``areas`` (as typed) and ``featured`` are added to every entry.
-    Entries keep their keys as written when they can be cited and are free."""
+    Entries keep their keys as written when they can be cited and are free.
+    ``explain``: as for :func:`plan_add`."""
     from pubcli.usecases.areas import choose
     from pubcli.usecases.sources import source_label
     from pubcli.schema.keys import taken_keys
@@ -310,8 +360,8 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
     from pubcli.schema.types import biblatex_file
 
     taken = taken_keys(records)
-    pool = list(records)
-    plan = AddPlan([], warnings)
+    plan = AddPlan([], warnings, guard=guard_for(records, digest))
+    assert plan.guard is not None
     parents = Inheritance([*parsed.records, *records])  # crossref/xdata in the file or library
     # the rules ``check`` will apply to the library with these entries in it
     biblatex = biblatex_file([*records, *parsed.records])
@@ -325,11 +375,14 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
             raise ValidationError(exc.message, path=where, line=src.line,
                                   field=exc.field) from None
         plan.warnings += [f"{where}:{src.line}: {w}" for w in shortfalls]
-        plan.warnings += _guard(rec, pool, force=force, label=f"{where}:{src.line}: '{rec.key}'",
-                                digest=digest)
+        _guard(rec, plan.guard, plan, force=force, label=f"{where}:{src.line}: '{rec.key}'",
+               explain=explain)
         rec, old_key = keep_or_renew_key(rec, taken)
         if old_key is not None:
             plan.notes.append(f"{where}:{src.line}: {renewed_key_note(old_key, rec.key)}")
-        pool.append(rec)
+        plan.guard.add(rec)
+        if plan.unmatched and plan.unmatched[-1][1] is not rec:
+            plan.unmatched[-1] = (plan.unmatched[-1][0], rec)  # (the entry as kept)
         plan.records.append(rec)
+    plan._explain_unmatched()
     return plan

@@ -106,7 +106,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
          progress: Progress | None = None) -> list[Outcome]:
     """Decide, item by item, what an import does.
 
-    Each item is matched (with :func:`pubcli.dedupe.find_matches`) against the
+    Each item is matched (by one :class:`pubcli.dedupe.Guard`) against the
     library and the items before it that were kept: a match at dedupe's
     default threshold makes it a duplicate (of the library) or a repeat (of an
     earlier item), skipped; failing that, a match at ``review_threshold`` makes
@@ -129,7 +129,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     ``progress`` hears how many items are judged (:mod:`pubcli.usecases.progress`).
     """
     from pubcli.usecases import adding as entries
-    from pubcli.dedupe import find_matches
+    from pubcli.dedupe import Guard
     from pubcli.usecases.progress import stepper
     from pubcli.schema.inherit import Inheritance
     from pubcli.schema.keys import taken_keys
@@ -144,7 +144,11 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     incoming: dict[int, Outcome] = {}  # id(record) -> its outcome, for items kept
     held: list[Record] = []            # items held for review, to find their repeats
     in_library = {id(r) for r in library}
-    would_be = [*library, *(i.record for i in items)]
+    # one guard for the whole import: the library and the items kept so far, judged
+    # by the weights of the library the import makes
+    guard = Guard(library, digest=digest, among=[*library, *(i.record for i in items)],
+                  progress=progress)
+    held_guard = guard.over(held)
     decided = decisions or Decisions()
     by_key = {r.key.casefold(): r for r in library if r.key} if decided.same else {}
     titleless: dict[str, list[Record]] = {}
@@ -183,7 +187,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
             continue
         if rec.key:
             shortfalls = [f"entry '{rec.key}': {w}" for w in shortfalls]
-        matches = kept(rec, find_matches(rec, pool, digest=digest, among=would_be))
+        matches = kept(rec, guard.matches(rec))
         if matches:
             best = matches[0]
             earlier = incoming.get(id(best.record))
@@ -192,6 +196,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
                 # one's place, and say so
                 out.append(_swap(earlier, item, rec, best, pool, taken, incoming,
                                  shortfalls))
+                guard.replace(earlier.record, out[-1].record)
                 continue
             status = REPEAT if earlier is not None else DUPLICATE
             outcome = Outcome(item, status, rec, match=best)
@@ -200,17 +205,16 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
             out.append(outcome)
             continue
         if item.held:  # for review, unless the work is there already
-            match = (find_matches(rec, pool, digest=digest, among=would_be)
-                     or find_matches(rec, held, digest=digest, among=would_be))[:1]
+            match = (guard.matches(rec) or held_guard.matches(rec))[:1]
             if match:
                 known = id(match[0].record) in in_library
                 out.append(Outcome(item, DUPLICATE if known else REPEAT, rec, match=match[0]))
             else:
                 out.append(Outcome(item, HELD, rec, problem=item.held))
                 held.append(rec)
+                held_guard.add(rec)
             continue
-        found = find_matches(rec, pool, threshold=review_threshold, digest=digest,
-                             among=would_be)
+        found = guard.matches(rec, threshold=review_threshold)
         near = kept(rec, found)
         add = not near or add_near
         renamed = None
@@ -223,6 +227,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
                           remembered=len(found) > len(near) and not near)
         out.append(outcome)
         pool.append(rec)
+        guard.add(rec)
         incoming[id(rec)] = outcome
         if add and not rec.title.strip():  # a later copy of it is a repeat
             titleless.setdefault(rec.type.casefold(), []).append(rec)
