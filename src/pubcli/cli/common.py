@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any
+from collections.abc import Iterable
 
 import typer
 
@@ -184,6 +185,19 @@ def echo(text: str) -> None:
     """Text for stdout (a diff, a listing), cleaned of control characters."""
     if text:
         sys.stdout.write(clean(text))
+
+
+def write_bytes(chunks: Iterable[bytes]) -> None:
+    """UTF-8 data for stdout (a JSON listing), written piece by piece as it comes."""
+    out = getattr(sys.stdout, "buffer", None)
+    sys.stdout.flush()
+    for chunk in chunks:
+        if out is not None:
+            out.write(chunk)
+        else:
+            sys.stdout.write(chunk.decode("utf-8"))
+    if out is not None:
+        out.flush()
 
 
 #: Seconds of work before a progress bar shows: what ends sooner shows none.

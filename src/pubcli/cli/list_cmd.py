@@ -77,9 +77,11 @@ def list_command(
                                       cfg.private_fields))
         return
     if format is ListFormat.json:  # written as it is made: 130 MB for 100k entries
-        from pubcli.render.listing import json_chunks
+        from pubcli.render.listing import json_chunks, json_entry
 
-        sys.stdout.writelines(json_chunks(groups, by))
+        shown = sum(len(recs) for _, recs in groups)  # an entry in two areas counts twice
+        form = store.entry_forms(lib, "json", json_entry, shown)
+        common.write_bytes(json_chunks(groups, by, form))
         return
     text = _render(groups, by, format, owner or cfg.owner, lib)
     if format in (ListFormat.text, ListFormat.line) and not no_pager:

@@ -29,7 +29,7 @@ from pubcli.store.library import Library, Problem
 from . import cache, journal
 from .cache import cache_dir
 from .document import Document
-from .listing import Listing, meta_of, read_listing
+from .listing import Listing, entry_forms, meta_of, read_listing
 from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
                     clean_stale_temp_files, decode, read_text)
 from .lock import lock_path, locked
@@ -38,7 +38,7 @@ from .save import form_of, preview, rebase, render, render_plan, rewrite_text, s
 __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_text", "Document",
            "Library", "Problem", "rewrite", "form_of", "UTF8_BOM", "TEMP_SUFFIX", "read_text",
            "decode", "atomic_write", "clean_stale_temp_files", "lock_path", "locked", "cache_dir",
-           "undo", "history", "Undone", "listing", "Listing"]
+           "undo", "history", "Undone", "listing", "Listing", "entry_forms"]
 
 
 # ------------------------------------------------------------------ reading
@@ -81,7 +81,9 @@ def listing(path: str | os.PathLike[str], *, display: bool = True) -> Listing:
             got = read_listing(path, cache.digest_of(data), len(data), text)
         if got is not None:
             return got
-    return Listing.of(_load_read(path, data, text, bom, True, True, display, False))
+    lib = _load_read(path, data, text, bom, True, True, display, False)
+    digest = lib.document.digest
+    return Listing.of(lib, (digest, len(data)) if digest else None)
 
 
 def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
