@@ -11,7 +11,7 @@ previous run). Prints medians and writes bench/out/list.json.
 ``--ratio`` (issue 22): CPU time (user + system, the child's own ``wait4`` figures) and
 peak RSS of whole processes, for each seed a library of ``--n`` entries with 5%
 near-duplicates: a bare ``bibtexparser.parse_file`` as the yardstick, and warm listings
-(``--by year``, ``--format json/line/csv/keys``, ``--by area``, and ``--by year`` with an
+(``--by year``, ``--format json/csl-json/line/csv/keys``, ``--by area``, and ``--by year`` with an
 owner to highlight) of this tree (B) and, with ``--baseline SRC`` (a tree whose SRC or
 SRC/src holds the pubcli package), of the baseline (A), run in the order A B
 bibtexparser, A B bibtexparser... so that all see the same machine load. Prints medians
@@ -101,6 +101,7 @@ def cpu_run(args: list[str], env: dict, cwd: Path | None = None) -> tuple[float,
 LISTINGS = {  # name -> pubcli arguments after "list"; "owner" runs beside a pubcli.toml
     "list --by year": ["--by", "year"],
     "list --format json": ["--format", "json"],
+    "list --format csl-json": ["--format", "csl-json"],
     "list --format line": ["--format", "line"],
     "list --format csv": ["--format", "csv"],
     "list --format keys": ["--format", "keys"],

@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable
 
 import typer
@@ -14,6 +14,9 @@ import typer
 from pubcli.local import config
 from pubcli.usecases.grouping import Filters, parse_year_range
 from ..render.text import clean
+
+if TYPE_CHECKING:
+    from pubcli.store import Library, Listing
 
 LibraryOpt = typer.Option(None, "--library", "-l", metavar="PATH",
                           help="The .bib file (default: $PUBCLI_LIBRARY, else data/library.bib "
@@ -41,7 +44,7 @@ def note(message: str) -> None:
     sys.stderr.write(f"{clean(message)}\n")
 
 
-def report_problems(lib) -> None:
+def report_problems(lib: Library | Listing) -> None:
     """Tell the user (on stderr) about blocks kept verbatim and other load problems."""
     problems = lib.problems
     for shown, p in enumerate(problems):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 import typer
 
@@ -11,6 +13,10 @@ from pubcli.schema.model import GroupBy, ListFormat
 from pubcli.exporters.styles import CitationStyle
 from . import common
 from .export_cmd import CslOpt, StyleOpt
+
+if TYPE_CHECKING:
+    from pubcli.store import Listing
+    from pubcli.render.listing import Groups
 
 RICH_TABLE_LIMIT = 600  # beyond this many rows a terminal gets compact lines
 
@@ -90,7 +96,8 @@ def list_command(
         sys.stdout.write(text)
 
 
-def _render(groups, by: GroupBy, format: ListFormat, owner: str | None, lib) -> str:
+def _render(groups: Groups, by: GroupBy, format: ListFormat, owner: str | None,
+            lib: Listing) -> str:
     """The listing in ``format``, laid out for where stdout goes."""
     from .. import render, store
 
@@ -128,7 +135,9 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: str | None, lib) -> 
     return captured.get()
 
 
-def _csl_listing(groups, format: ListFormat, style, csl, owner, by, private) -> str:
+def _csl_listing(groups: Groups, format: ListFormat, style: CitationStyle | None,
+                 csl: Path | None, owner: str | None, by: GroupBy,
+                 private: Sequence[str]) -> str:
     """--format csl-json, or the text listing in a citation style (--style/--csl)."""
     from .. import render
     from ..errors import ValidationError

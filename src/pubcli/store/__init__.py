@@ -115,7 +115,7 @@ def _cached_rows(lib: Library, size: int, use_cache: bool) -> bool:
     """Give the records their rows from the display cache; False when it has to be
     written again (no rows for this version of the file, or too many deltas)."""
     doc = lib.document
-    if not (doc.digest and use_cache):
+    if not (doc.digest and use_cache and doc.path is not None):
         return False
     from pubcli.text.display import from_rows
 
@@ -137,7 +137,7 @@ def _compute_rows(lib: Library, size: int, use_cache: bool) -> None:
 
     doc = lib.document
     rows = [row_of(rec) for rec in lib.records]
-    if doc.digest and use_cache:
+    if doc.digest and use_cache and doc.path is not None:
         doc.rows_cached = cache.Journal(doc.path, ".rows").write_base(
             doc.digest, size, to_rows(rows), meta_of(lib)) > 0
 
@@ -298,10 +298,9 @@ def _refresh_caches(library: Library, target: Path, data: bytes,
     digest = cache.digest_of(data)
     doc.digest = digest
     meta = cache.pack_meta(doc.failed, [], doc.macros, doc.newline)
-    incremental = (doc.cached and old_digest is not None
-                   and doc.frames < cache.MAX_FRAMES
+    incremental = (doc.cached and doc.frames < cache.MAX_FRAMES and doc.path is not None
                    and Path(os.path.realpath(target)) == Path(os.path.realpath(doc.path)))
-    if incremental and delta is not None:
+    if incremental and delta is not None and old_digest is not None:
         gone, again = delta
         packed = cache.pack_records(records, doc.text, again)
         if cache.Journal(target, ".marshal").append_delta(old_digest, digest, len(data),

@@ -19,7 +19,7 @@ what a user should hear about the file (:meth:`Library.problems`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from types import MemberDescriptorType
 from collections.abc import Callable, Sequence
 
 from pubcli import bibtex
@@ -28,9 +28,10 @@ from pubcli.store import cache
 from pubcli.store.library import Library, Problem
 
 _META = "listing"
-_FIELDS: Any = Record.__dict__["fields"]  # the slots of Record, beneath _Listed's properties
-_LINE: Any = Record.__dict__["line"]
-_SOURCE: Any = Record.__dict__["source"]
+# the slots of Record, beneath _Listed's properties
+_FIELDS: MemberDescriptorType = Record.__dict__["fields"]
+_LINE: MemberDescriptorType = Record.__dict__["line"]
+_SOURCE: MemberDescriptorType = Record.__dict__["source"]
 
 
 class Listing:
@@ -69,8 +70,7 @@ def meta_of(library: Library, *, warnings: bool = True) -> tuple:
     ``warnings=False`` after a save (see :meth:`Document.problems`)."""
     records = library.records
     inherits = any("crossref" in r.fields or "xdata" in r.fields for r in records)
-    doc = library.document
-    problems = doc.problems(records, warnings=warnings) if doc is not None else []
+    problems = library.problems_now(warnings=warnings)
     return (_META, inherits, tuple((p.line, p.message, p.kind) for p in problems))
 
 
@@ -216,7 +216,7 @@ class _Listed(Record):
         _LINE.__set__(self, value)
 
     @property  # type: ignore[override]
-    def source(self) -> Any:
+    def source(self) -> bibtex.Source | None:
         try:
             return _SOURCE.__get__(self)
         except AttributeError:
@@ -224,5 +224,5 @@ class _Listed(Record):
             return _SOURCE.__get__(self)
 
     @source.setter
-    def source(self, value: Any) -> None:
+    def source(self, value: bibtex.Source | None) -> None:
         _SOURCE.__set__(self, value)
