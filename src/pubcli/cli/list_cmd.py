@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import typer
 
@@ -79,8 +79,8 @@ def list_command(
         common.note("no publications match" if not filters.is_empty()
                     else f"{path} holds no publications yet; add one with 'pubcli add'")
     if format is ListFormat.csl_json or style is not None or csl is not None:
-        sys.stdout.write(_csl_listing(groups, format, style, csl, owner or cfg.owner, by,
-                                      cfg.private_fields))
+        sys.stdout.writelines(_csl_listing(groups, format, style, csl, owner or cfg.owner, by,
+                                           cfg.private_fields))
         return
     if format is ListFormat.json:  # written as it is made: 130 MB for 100k entries
         from pubcli.render.listing import json_chunks, json_entry
@@ -137,8 +137,9 @@ def _render(groups: Groups, by: GroupBy, format: ListFormat, owner: str | None,
 
 def _csl_listing(groups: Groups, format: ListFormat, style: CitationStyle | None,
                  csl: Path | None, owner: str | None, by: GroupBy,
-                 private: Sequence[str]) -> str:
-    """--format csl-json, or the text listing in a citation style (--style/--csl)."""
+                 private: Sequence[str]) -> Iterable[str]:
+    """--format csl-json (in pieces, one item at a time: never held whole), or the text
+    listing in a citation style (--style/--csl)."""
     from .. import render
     from ..errors import ValidationError
     from ..exporters import csl as cslmod, cslstyle
@@ -147,7 +148,7 @@ def _csl_listing(groups: Groups, format: ListFormat, style: CitationStyle | None
     if format is ListFormat.csl_json:
         if style is not None or csl is not None:
             raise ValidationError("--style and --csl apply to the text listing, not csl-json")
-        return cslmod.dumps(unique_records(groups), private=private)
+        return cslmod.dump_chunks(unique_records(groups), private=private)
     if format is not ListFormat.text:
         raise ValidationError(f"--style and --csl apply to the text listing, "
                               f"not --format {format.value}")
@@ -155,7 +156,7 @@ def _csl_listing(groups: Groups, format: ListFormat, style: CitationStyle | None
     assert styler is not None  # the caller comes here for --style or --csl only
     text = cslstyle.text_listing(groups, styler, owner,
                                lambda name, n: render.heading(name, n, by), common.bold_style())
-    return text
+    return [text]
 
 
 def register(app: typer.Typer) -> None:
