@@ -2,6 +2,7 @@
 
     python bench/bench_list.py [--sizes 1000,10000,100000] [--runs 5]
     python bench/bench_list.py --ratio [--baseline SRC] [--seeds 1,2,3] [--runs 3] [--n 100000]
+                               [--only "list --by year,list --format json"]
 
 Generates synthetic libraries with bench/gen_library.py (macros, LaTeX, long author
 lists) under bench/out/, then times whole `pubcli` processes, to a pipe and to a
@@ -113,6 +114,8 @@ LISTINGS = {  # name -> pubcli arguments after "list"; "owner" runs beside a pub
 def ratio_main(args: argparse.Namespace) -> None:
     import shutil
 
+    listings = LISTINGS if not args.only else \
+        {name: LISTINGS[name] for name in (n.strip() for n in args.only.split(","))}
     sides = {"B": ROOT / "src"}
     if args.baseline:
         base = args.baseline / "src" if (args.baseline / "src" / "pubcli").is_dir() \
@@ -156,7 +159,7 @@ def ratio_main(args: argparse.Namespace) -> None:
                     "bibtexparser.parse_file(sys.argv[1])", str(gen)]
             for _ in range(args.runs):
                 round_cpu: dict[tuple[str, str], float] = {}
-                for name, extra in LISTINGS.items():
+                for name, extra in listings.items():
                     where = "owner" if "owner" in name else "plain"
                     for side in sides:
                         sample = cpu_run(PUBCLI + ["list", *extra, "-l",
@@ -204,6 +207,8 @@ def main() -> None:
     ap.add_argument("--baseline", type=Path, help="--ratio: source tree to compare against (A)")
     ap.add_argument("--seeds", default="1,2,3", help="--ratio: generator seeds")
     ap.add_argument("--n", type=int, default=100_000, help="--ratio: entries per library")
+    ap.add_argument("--only", help="--ratio: the listings to run, comma-separated names "
+                                   "(default: all)")
     args = ap.parse_args()
     if args.ratio:
         ratio_main(args)
