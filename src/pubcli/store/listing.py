@@ -132,7 +132,7 @@ def entry_forms(listing: Listing, kind: str, make: Callable[[Record], bytes],
         forms = [make(r) for r in records]
         journal.write_base(*version, forms, (_META, kind))
     # the records stay alive with this function, so no other object can have their ids
-    at = dict(zip(map(id, records), forms))
+    at = dict(zip(map(id, records), forms, strict=True))
     at_get = at.get
 
     def form(rec: Record) -> bytes:
