@@ -2,6 +2,7 @@
 
     python bench/bench_list.py [--sizes 1000,10000,100000] [--runs 5]
     python bench/bench_list.py --ratio [--baseline SRC] [--seeds 1,2,3] [--runs 3] [--n 100000]
+                               [--only "list --by year,list --format json"]
 
 Generates synthetic libraries with bench/gen_library.py (macros, LaTeX, long author
 lists) under bench/out/, then times whole `pubcli` processes, to a pipe and to a
@@ -11,7 +12,7 @@ previous run). Prints medians and writes bench/out/list.json.
 ``--ratio`` (issue 22): CPU time (user + system, the child's own ``wait4`` figures) and
 peak RSS of whole processes, for each seed a library of ``--n`` entries with 5%
 near-duplicates: a bare ``bibtexparser.parse_file`` as the yardstick, and warm listings
-(``--by year``, ``--format json/line/csv/keys``, ``--by area``, and ``--by year`` with an
+(``--by year``, ``--format json/csl-json/line/csv/keys``, ``--by area``, and ``--by year`` with an
 owner to highlight) of this tree (B) and, with ``--baseline SRC`` (a tree whose SRC or
 SRC/src holds the pubcli package), of the baseline (A), run in the order A B
 bibtexparser, A B bibtexparser... so that all see the same machine load. Prints medians
@@ -101,6 +102,7 @@ def cpu_run(args: list[str], env: dict, cwd: Path | None = None) -> tuple[float,
 LISTINGS = {  # name -> pubcli arguments after "list"; "owner" runs beside a pubcli.toml
     "list --by year": ["--by", "year"],
     "list --format json": ["--format", "json"],
+    "list --format csl-json": ["--format", "csl-json"],
     "list --format line": ["--format", "line"],
     "list --format csv": ["--format", "csv"],
     "list --format keys": ["--format", "keys"],
@@ -112,6 +114,8 @@ LISTINGS = {  # name -> pubcli arguments after "list"; "owner" runs beside a pub
 def ratio_main(args: argparse.Namespace) -> None:
     import shutil
 
+    listings = LISTINGS if not args.only else \
+        {name: LISTINGS[name] for name in (n.strip() for n in args.only.split(","))}
     sides = {"B": ROOT / "src"}
     if args.baseline:
         base = args.baseline / "src" if (args.baseline / "src" / "pubcli").is_dir() \
@@ -155,7 +159,7 @@ def ratio_main(args: argparse.Namespace) -> None:
                     "bibtexparser.parse_file(sys.argv[1])", str(gen)]
             for _ in range(args.runs):
                 round_cpu: dict[tuple[str, str], float] = {}
-                for name, extra in LISTINGS.items():
+                for name, extra in listings.items():
                     where = "owner" if "owner" in name else "plain"
                     for side in sides:
                         sample = cpu_run(PUBCLI + ["list", *extra, "-l",
@@ -203,6 +207,8 @@ def main() -> None:
     ap.add_argument("--baseline", type=Path, help="--ratio: source tree to compare against (A)")
     ap.add_argument("--seeds", default="1,2,3", help="--ratio: generator seeds")
     ap.add_argument("--n", type=int, default=100_000, help="--ratio: entries per library")
+    ap.add_argument("--only", help="--ratio: the listings to run, comma-separated names "
+                                   "(default: all)")
     args = ap.parse_args()
     if args.ratio:
         ratio_main(args)

@@ -50,7 +50,7 @@ def test_a_long_json_listing_comes_in_pieces_that_join_to_the_whole(monkeypatch)
     for by in (GroupBy.year, GroupBy.none):
         groups = group(records, by)
         pieces = list(json_chunks(groups, by))
-        assert len(pieces) > 4 and "".join(pieces) == expected(groups, by)
+        assert len(pieces) > 4 and b"".join(pieces).decode() == expected(groups, by)
 
 
 def test_a_terminal_listing_shows_simple_math_as_unicode(cli, tmp_path):

@@ -414,3 +414,16 @@ def test_old_cache_temp_files_are_cleaned(tmp_path):
     lib.add(Record("z1", "misc", {"title": "x"}))
     store.save(lib)  # refreshes the cache
     assert not stale.exists() and fresh.exists()
+
+
+def test_a_library_made_in_memory_lists_its_records_but_has_no_file_to_write(tmp_path):
+    from pubcli.store.library import NoDocument
+
+    lib = store.Library([Record("a1", "misc", {"title": "T"})])
+    assert (lib.problems, lib.text, lib.newline, lib.bom, lib.macros, lib.failed) == \
+        ([], "", "\n", False, {}, [])
+    assert lib["a1"].fields == {"title": "T"}
+    with pytest.raises(NoDocument, match="made in memory"):
+        store.save(lib, tmp_path / "out.bib")
+    assert not (tmp_path / "out.bib").exists()
+    assert store.loads("@misc{a1, title = {T}}\n").document.text == "@misc{a1, title = {T}}\n"

@@ -86,3 +86,43 @@ def test_a_small_file_or_a_cold_cache_is_loaded_in_full(tmp_path):
     first = store.listing(Path(path))
     assert first.library is not None and first.records[0].row is not None
     assert store.listing(path).library is None  # the first one wrote the display cache
+
+
+def test_a_warm_json_listing_is_written_from_kept_entries_without_reading_fields(
+        tmp_path, cli, monkeypatch):
+    path = big_library(tmp_path)
+
+    def cold() -> dict[str, str]:
+        return {by: cli("list", "--format", "json", "--by", by, "-l", path,
+                        env={"PUBCLI_NO_CACHE": "1"}).stdout for by in ("year", "none", "area")}
+
+    before = cold()
+    assert cli("list", "--format", "json", "-l", path).stdout == before["year"]  # fills caches
+    assert cache.cache_file(path, ".json").exists()
+    reads = []
+    real = cache.read_parse_items
+    monkeypatch.setattr(cache, "read_parse_items", lambda *a: reads.append(1) or real(*a))
+    for by, text in before.items():
+        assert cli("list", "--format", "json", "--by", by, "-l", path).stdout == text, by
+    assert reads == []
+    with open(path, "a", encoding="utf-8") as fh:  # an entry that inherits: made afresh
+        fh.write("\n@inproceedings{child,\n  title = {A Child Paper},\n  author = {Ann Lee},\n"
+                 "  crossref = {conf}\n}\n\n@proceedings{conf,\n  title = {Inherited Venue},\n"
+                 "  year = 2033,\n  doi = {10.1000/conf}\n}\n")
+    after = cold()
+    assert '"venue": "Inherited Venue"' in after["none"]  # the child's, from its parent
+    cli("list", "--format", "json", "-l", path)
+    for by, text in after.items():
+        assert cli("list", "--format", "json", "--by", by, "-l", path).stdout == text, by
+
+
+def test_a_json_listing_follows_saves_and_a_short_selection_keeps_no_forms(tmp_path, cli):
+    path = big_library(tmp_path)
+    kept = cache.cache_file(path, ".json")
+    assert cli("list", "--format", "json", "--search", "number 12 zola", "-l", path).exit_code == 0
+    assert not kept.exists(), "twelve entries are made directly, not all 900 kept"
+    cli("list", "--format", "json", "-l", path)
+    assert cli("tag", "k5", "--add", "Area 9", "--new", "-l", path).exit_code == 0
+    cold = cli("list", "--format", "json", "-l", path, env={"PUBCLI_NO_CACHE": "1"}).stdout
+    assert '"Area 9"' in cold
+    assert cli("list", "--format", "json", "-l", path).stdout == cold

@@ -6,13 +6,17 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
 
 import typer
 
 from pubcli.local import config
 from pubcli.usecases.grouping import Filters, parse_year_range
 from ..render.text import clean
+
+if TYPE_CHECKING:
+    from pubcli.store import Library, Listing
 
 LibraryOpt = typer.Option(None, "--library", "-l", metavar="PATH",
                           help="The .bib file (default: $PUBCLI_LIBRARY, else data/library.bib "
@@ -40,7 +44,7 @@ def note(message: str) -> None:
     sys.stderr.write(f"{clean(message)}\n")
 
 
-def report_problems(lib) -> None:
+def report_problems(lib: Library | Listing) -> None:
     """Tell the user (on stderr) about blocks kept verbatim and other load problems."""
     problems = lib.problems
     for shown, p in enumerate(problems):
@@ -184,6 +188,19 @@ def echo(text: str) -> None:
     """Text for stdout (a diff, a listing), cleaned of control characters."""
     if text:
         sys.stdout.write(clean(text))
+
+
+def write_bytes(chunks: Iterable[bytes]) -> None:
+    """UTF-8 data for stdout (a JSON listing), written piece by piece as it comes."""
+    out = getattr(sys.stdout, "buffer", None)
+    sys.stdout.flush()
+    for chunk in chunks:
+        if out is not None:
+            out.write(chunk)
+        else:
+            sys.stdout.write(chunk.decode("utf-8"))
+    if out is not None:
+        out.flush()
 
 
 #: Seconds of work before a progress bar shows: what ends sooner shows none.

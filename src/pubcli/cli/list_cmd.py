@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
 
 import typer
 
@@ -11,6 +13,10 @@ from pubcli.schema.model import GroupBy, ListFormat
 from pubcli.exporters.styles import CitationStyle
 from . import common
 from .export_cmd import CslOpt, StyleOpt
+
+if TYPE_CHECKING:
+    from pubcli.store import Listing
+    from pubcli.render.listing import Groups
 
 RICH_TABLE_LIMIT = 600  # beyond this many rows a terminal gets compact lines
 
@@ -73,13 +79,15 @@ def list_command(
         common.note("no publications match" if not filters.is_empty()
                     else f"{path} holds no publications yet; add one with 'pubcli add'")
     if format is ListFormat.csl_json or style is not None or csl is not None:
-        sys.stdout.write(_csl_listing(groups, format, style, csl, owner or cfg.owner, by,
-                                      cfg.private_fields))
+        sys.stdout.writelines(_csl_listing(groups, format, style, csl, owner or cfg.owner, by,
+                                           cfg.private_fields))
         return
     if format is ListFormat.json:  # written as it is made: 130 MB for 100k entries
-        from pubcli.render.listing import json_chunks
+        from pubcli.render.listing import json_chunks, json_entry
 
-        sys.stdout.writelines(json_chunks(groups, by))
+        shown = sum(len(recs) for _, recs in groups)  # an entry in two areas counts twice
+        form = store.entry_forms(lib, "json", json_entry, shown)
+        common.write_bytes(json_chunks(groups, by, form))
         return
     text = _render(groups, by, format, owner or cfg.owner, lib)
     if format in (ListFormat.text, ListFormat.line) and not no_pager:
@@ -88,7 +96,8 @@ def list_command(
         sys.stdout.write(text)
 
 
-def _render(groups, by: GroupBy, format: ListFormat, owner: str | None, lib) -> str:
+def _render(groups: Groups, by: GroupBy, format: ListFormat, owner: str | None,
+            lib: Listing) -> str:
     """The listing in ``format``, laid out for where stdout goes."""
     from .. import render, store
 
@@ -126,8 +135,11 @@ def _render(groups, by: GroupBy, format: ListFormat, owner: str | None, lib) -> 
     return captured.get()
 
 
-def _csl_listing(groups, format: ListFormat, style, csl, owner, by, private) -> str:
-    """--format csl-json, or the text listing in a citation style (--style/--csl)."""
+def _csl_listing(groups: Groups, format: ListFormat, style: CitationStyle | None,
+                 csl: Path | None, owner: str | None, by: GroupBy,
+                 private: Sequence[str]) -> Iterable[str]:
+    """--format csl-json (in pieces, one item at a time: never held whole), or the text
+    listing in a citation style (--style/--csl)."""
     from .. import render
     from ..errors import ValidationError
     from ..exporters import csl as cslmod, cslstyle
@@ -136,7 +148,7 @@ def _csl_listing(groups, format: ListFormat, style, csl, owner, by, private) -> 
     if format is ListFormat.csl_json:
         if style is not None or csl is not None:
             raise ValidationError("--style and --csl apply to the text listing, not csl-json")
-        return cslmod.dumps(unique_records(groups), private=private)
+        return cslmod.dump_chunks(unique_records(groups), private=private)
     if format is not ListFormat.text:
         raise ValidationError(f"--style and --csl apply to the text listing, "
                               f"not --format {format.value}")
@@ -144,7 +156,7 @@ def _csl_listing(groups, format: ListFormat, style, csl, owner, by, private) -> 
     assert styler is not None  # the caller comes here for --style or --csl only
     text = cslstyle.text_listing(groups, styler, owner,
                                lambda name, n: render.heading(name, n, by), common.bold_style())
-    return text
+    return [text]
 
 
 def register(app: typer.Typer) -> None:

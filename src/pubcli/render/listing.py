@@ -231,60 +231,69 @@ def record_dict(rec: Record) -> dict:
 def as_json(groups: Groups, by: GroupBy) -> str:
     """The listing as JSON: ``{"by": ..., "groups": [{"name", "count", "entries"}]}``, or
     ``{"entries": [...]}`` for ``--by none``; each entry is :func:`record_dict`."""
-    return "".join(json_chunks(groups, by))
+    return b"".join(json_chunks(groups, by)).decode("utf-8")
 
 
 #: entries per chunk of :func:`json_chunks` (a few MB of text)
 JSON_CHUNK = 2000
 
 
-def json_chunks(groups: Groups, by: GroupBy) -> Iterator[str]:
-    """:func:`as_json` in pieces, to be written one after the other: the same text as
-    ``json.dumps(data, ensure_ascii=False, indent=2)`` of the whole listing (plus
+def json_chunks(groups: Groups, by: GroupBy,
+                form: Callable[[Record], bytes] | None = None) -> Iterator[bytes]:
+    """:func:`as_json` in UTF-8 pieces, to be written one after the other: the same text
+    as ``json.dumps(data, ensure_ascii=False, indent=2)`` of the whole listing (plus
     :func:`~pubcli.render.text.json_safe` and a final newline), without the whole of
-    it in memory, and with the entries spelled by :func:`_json_entry` (the json module
-    indents in pure Python: 7 s for 100k entries)."""
-    return map(json_safe, _json_chunks(groups, by))
+    it in memory. Each entry is its :func:`json_entry` (or ``form`` of it: the same
+    bytes, kept by :func:`pubcli.store.entry_forms`), indented where it stands."""
+    return _json_chunks(groups, by, form or json_entry)
 
 
-def _json_chunks(groups: Groups, by: GroupBy) -> Iterator[str]:
+def _json_chunks(groups: Groups, by: GroupBy, form: Callable[[Record], bytes]
+                 ) -> Iterator[bytes]:
     if by is GroupBy.none:
         every = [r for _, rs in groups for r in rs]
-        yield '{\n  "entries": ' + ("[]" if not every else "[\n")
-        yield from _json_entries(every, "    ")
-        yield ("" if not every else "\n  ]") + "\n}\n"
+        yield b'{\n  "entries": ' + (b"[]" if not every else b"[\n")
+        yield from _json_entries(every, b"    ", form)
+        yield (b"" if not every else b"\n  ]") + b"\n}\n"
         return
-    yield f'{{\n  "by": {_enc(by.value)},\n  "groups": ' + ("[]" if not groups else "[")
+    yield f'{{\n  "by": {_enc(by.value)},\n  "groups": '.encode() + (b"[]" if not groups
+                                                                     else b"[")
     for i, (name, recs) in enumerate(groups):
-        yield (",\n" if i else "\n") + f'    {{\n      "name": {_enc(name)},\n' \
-            f'      "count": {len(recs)},\n      "entries": ' + ("[\n" if recs else "[]")
-        yield from _json_entries(recs, "        ")
-        yield ("\n      ]" if recs else "") + "\n    }"
-    yield ("\n  ]" if groups else "") + "\n}\n"
+        head = f'    {{\n      "name": {json_safe(_enc(name))},\n      "count": {len(recs)},' \
+            '\n      "entries": '
+        yield (b",\n" if i else b"\n") + head.encode() + (b"[\n" if recs else b"[]")
+        yield from _json_entries(recs, b"        ", form)
+        yield (b"\n      ]" if recs else b"") + b"\n    }"
+    yield (b"\n  ]" if groups else b"") + b"\n}\n"
 
 
 _enc: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
-def _json_entries(recs: Sequence[Record], ind: str) -> Iterator[str]:
-    sep = ",\n" + ind
+def _json_entries(recs: Sequence[Record], ind: bytes, form: Callable[[Record], bytes]
+                  ) -> Iterator[bytes]:
+    """The entries, each ``form`` (written at no indentation: every newline in it is
+    structure, as JSON strings escape theirs) moved in to ``ind``, JSON_CHUNK at a time."""
+    deeper = b"\n" + ind
     for start in range(0, len(recs), JSON_CHUNK):
-        text = ind + sep.join([_json_entry(r, ind) for r in recs[start:start + JSON_CHUNK]])
-        yield (",\n" if start else "") + text
+        text = ind + b",\n".join(map(form, recs[start:start + JSON_CHUNK]))
+        yield (b",\n" if start else b"") + text.replace(b"\n", deeper)
 
 
-def _json_entry(rec: Record, ind: str) -> str:
-    """:func:`record_dict` of ``rec`` as ``json.dumps(..., indent=2)`` writes it at the
-    indentation ``ind``."""
+def json_entry(rec: Record) -> bytes:
+    """:func:`record_dict` of ``rec`` as ``json.dumps(..., ensure_ascii=False, indent=2)``
+    writes it, C1 controls escaped (:func:`~pubcli.render.text.json_safe`): the JSON
+    listing's text of one entry, at no indentation, in UTF-8."""
     v = view(rec)
-    i1 = ind + "  "
-    return (f'{{\n{i1}"key": {_enc(v.key)},\n{i1}"type": {_enc(v.type)},\n'
-            f'{i1}"year": {_json_scalar(v.year)},\n{i1}"month": {_json_scalar(v.month)},\n'
-            f'{i1}"title": {_enc(v.title)},\n{i1}"authors": {_json_value(v.authors, i1)},\n'
-            f'{i1}"venue": {_enc(v.venue)},\n{i1}"areas": {_json_value(v.areas, i1)},\n'
-            f'{i1}"featured": {_json_scalar(v.featured)},\n'
-            f'{i1}"links": {_json_value(dict(v.links), i1)},\n'
-            f'{i1}"fields": {_json_value(rec.fields, i1)}\n{ind}}}')
+    i1 = "  "
+    return json_safe(
+        f'{{\n{i1}"key": {_enc(v.key)},\n{i1}"type": {_enc(v.type)},\n'
+        f'{i1}"year": {_json_scalar(v.year)},\n{i1}"month": {_json_scalar(v.month)},\n'
+        f'{i1}"title": {_enc(v.title)},\n{i1}"authors": {_json_value(v.authors, i1)},\n'
+        f'{i1}"venue": {_enc(v.venue)},\n{i1}"areas": {_json_value(v.areas, i1)},\n'
+        f'{i1}"featured": {_json_scalar(v.featured)},\n'
+        f'{i1}"links": {_json_value(dict(v.links), i1)},\n'
+        f'{i1}"fields": {_json_value(rec.fields, i1)}\n}}').encode("utf-8")
 
 
 def _json_scalar(x: object) -> str:

@@ -30,7 +30,7 @@ from pubcli.store.library import Library, Problem
 from . import cache, journal
 from .cache import cache_dir
 from .document import Document
-from .listing import Listing, meta_of, read_listing
+from .listing import Listing, entry_forms, meta_of, read_listing
 from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
                     clean_stale_temp_files, decode, read_text)
 from .lock import lock_path, locked
@@ -40,7 +40,7 @@ from .save import (form_of, place_rewritten, preview, rebase, render, render_pla
 __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_text", "Document",
            "Library", "Problem", "rewrite", "form_of", "UTF8_BOM", "TEMP_SUFFIX", "read_text",
            "decode", "atomic_write", "clean_stale_temp_files", "lock_path", "locked", "cache_dir",
-           "undo", "history", "Undone", "listing", "Listing"]
+           "undo", "history", "Undone", "listing", "Listing", "entry_forms"]
 
 
 # ------------------------------------------------------------------ reading
@@ -83,7 +83,9 @@ def listing(path: str | os.PathLike[str], *, display: bool = True) -> Listing:
             got = read_listing(path, cache.digest_of(data), len(data), text)
         if got is not None:
             return got
-    return Listing.of(_load_read(path, data, text, bom, True, True, display, False))
+    lib = _load_read(path, data, text, bom, True, True, display, False)
+    digest = lib.document.digest
+    return Listing.of(lib, (digest, len(data)) if digest else None)
 
 
 def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
@@ -115,7 +117,7 @@ def _cached_rows(lib: Library, size: int, use_cache: bool) -> bool:
     """Give the records their rows from the display cache; False when it has to be
     written again (no rows for this version of the file, or too many deltas)."""
     doc = lib.document
-    if not (doc.digest and use_cache):
+    if not (doc.digest and use_cache and doc.path is not None):
         return False
     from pubcli.text.display import from_rows
 
@@ -137,7 +139,7 @@ def _compute_rows(lib: Library, size: int, use_cache: bool) -> None:
 
     doc = lib.document
     rows = [row_of(rec) for rec in lib.records]
-    if doc.digest and use_cache:
+    if doc.digest and use_cache and doc.path is not None:
         doc.rows_cached = cache.Journal(doc.path, ".rows").write_base(
             doc.digest, size, to_rows(rows), meta_of(lib)) > 0
 
@@ -298,10 +300,9 @@ def _refresh_caches(library: Library, target: Path, data: bytes,
     digest = cache.digest_of(data)
     doc.digest = digest
     meta = cache.pack_meta(doc.failed, [], doc.macros, doc.newline)
-    incremental = (doc.cached and old_digest is not None
-                   and doc.frames < cache.MAX_FRAMES
+    incremental = (doc.cached and doc.frames < cache.MAX_FRAMES and doc.path is not None
                    and Path(os.path.realpath(target)) == Path(os.path.realpath(doc.path)))
-    if incremental and delta is not None:
+    if incremental and delta is not None and old_digest is not None:
         gone, again = delta
         packed = cache.pack_records(records, doc.text, again)
         if cache.Journal(target, ".marshal").append_delta(old_digest, digest, len(data),

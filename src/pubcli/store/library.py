@@ -9,11 +9,15 @@ rewrite just the entries that changed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 from collections.abc import Iterable, Iterator
 
 from pubcli.errors import AmbiguousKey, NotFound, ValidationError
 from pubcli.schema.model import Record
+
+if TYPE_CHECKING:  # document.py imports Problem from here
+    from pubcli.bibtex import Failed
+    from pubcli.store.document import Document
 
 
 class Problem:
@@ -34,16 +38,26 @@ def read_only_reason(rec: Record) -> str:
     """Why pubcli must not rewrite this entry's text ("" when it may): no citation key,
     a field written twice... Bulk edits pass such entries by with a warning."""
     src = rec.source
-    return getattr(src, "read_only", "") if src is not None else ""
+    return src.read_only if src is not None else ""
+
+
+class NoDocument(RuntimeError):
+    """A library made in memory was asked for the file it was read from (a bug of the
+    caller: :func:`pubcli.store.load` and :func:`pubcli.store.loads` give libraries one)."""
 
 
 class Library:
-    """Ordered publication records read from (or destined for) one file."""
+    """Ordered publication records read from (or destined for) one file.
+
+    ``document`` is that file's text and details (:class:`~pubcli.store.document.Document`),
+    which the store needs to write it back; a library made in memory without one has
+    none to give (:class:`NoDocument`), but lists its records, problems (none) and text
+    ("") all the same."""
 
     def __init__(self, records: Iterable[Record] = (), *, path: Path | None = None,
-                 document: Any = None) -> None:
+                 document: Document | None = None) -> None:
         self.path = path
-        self.document = document  # the file's details (pubcli.store.document.Document)
+        self._document = document
         self.records: list[Record] = list(records)
         self._index: dict[str, Record] = {}
         self._folded: dict[str, int] = {}  # casefolded key -> how many records use it
@@ -58,29 +72,43 @@ class Library:
 
     # -- the file (read-only views of the store's document) ----------------------
     @property
+    def document(self) -> Document:
+        doc = self._document
+        if doc is None:
+            raise NoDocument("this library was made in memory, not read from a file: it has "
+                             "no document (load it with pubcli.store.load or loads)")
+        return doc
+
+    @property
     def problems(self) -> list[Problem]:
         """What a user should hear about the file, derived from it and the records."""
-        return self.document.problems(self.records) if self.document is not None else []
+        return self.problems_now()
+
+    def problems_now(self, *, warnings: bool = True) -> list[Problem]:
+        """:attr:`problems`; without BibTeX's warnings when ``warnings`` is False
+        (see :meth:`Document.problems`)."""
+        doc = self._document
+        return doc.problems(self.records, warnings=warnings) if doc is not None else []
 
     @property
     def text(self) -> str:
-        return self.document.text if self.document is not None else ""
+        return self._document.text if self._document is not None else ""
 
     @property
     def bom(self) -> bool:
-        return self.document is not None and self.document.bom
+        return self._document is not None and self._document.bom
 
     @property
     def newline(self) -> str:
-        return self.document.newline if self.document is not None else "\n"
+        return self._document.newline if self._document is not None else "\n"
 
     @property
     def macros(self) -> dict[str, str]:
-        return self.document.macros if self.document is not None else {}
+        return self._document.macros if self._document is not None else {}
 
     @property
-    def failed(self) -> list:
-        return self.document.failed if self.document is not None else []
+    def failed(self) -> list[Failed]:
+        return self._document.failed if self._document is not None else []
 
     # -- reading -----------------------------------------------------------
     def __len__(self) -> int:

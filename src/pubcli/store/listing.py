@@ -19,8 +19,8 @@ what a user should hear about the file (:meth:`Library.problems`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-from collections.abc import Sequence
+from types import MemberDescriptorType
+from collections.abc import Callable, Sequence
 
 from pubcli import bibtex
 from pubcli.schema.model import Record
@@ -28,9 +28,10 @@ from pubcli.store import cache
 from pubcli.store.library import Library, Problem
 
 _META = "listing"
-_FIELDS: Any = Record.__dict__["fields"]  # the slots of Record, beneath _Listed's properties
-_LINE: Any = Record.__dict__["line"]
-_SOURCE: Any = Record.__dict__["source"]
+# the slots of Record, beneath _Listed's properties
+_FIELDS: MemberDescriptorType = Record.__dict__["fields"]
+_LINE: MemberDescriptorType = Record.__dict__["line"]
+_SOURCE: MemberDescriptorType = Record.__dict__["source"]
 
 
 class Listing:
@@ -40,20 +41,22 @@ class Listing:
     ``inherits`` is False when no record has ``crossref`` or ``xdata`` (so nothing is to
     be resolved), None when unknown."""
 
-    __slots__ = ("path", "records", "inherits", "library", "_problems")
+    __slots__ = ("path", "records", "inherits", "library", "_problems", "version")
 
     def __init__(self, path: Path | None, records: list[Record], inherits: bool | None,
-                 problems: list[Problem] | None, library: Library | None = None) -> None:
+                 problems: list[Problem] | None, library: Library | None = None,
+                 version: tuple[str, int] | None = None) -> None:
         self.path = path
         self.records = records
         self.inherits = inherits
         self._problems = problems
         self.library = library  # the full load it was made from, if it was
+        self.version = version  # (digest, size) of the file's bytes, when cached
 
     @classmethod
-    def of(cls, library: Library) -> Listing:
-        """The listing of a library loaded in full."""
-        return cls(library.path, library.records, None, None, library)
+    def of(cls, library: Library, version: tuple[str, int] | None = None) -> Listing:
+        """The listing of a library loaded in full (``version``: see :func:`entry_forms`)."""
+        return cls(library.path, library.records, None, None, library, version)
 
     @property
     def problems(self) -> list[Problem]:
@@ -67,8 +70,7 @@ def meta_of(library: Library, *, warnings: bool = True) -> tuple:
     ``warnings=False`` after a save (see :meth:`Document.problems`)."""
     records = library.records
     inherits = any("crossref" in r.fields or "xdata" in r.fields for r in records)
-    doc = library.document
-    problems = doc.problems(records, warnings=warnings) if doc is not None else []
+    problems = library.problems_now(warnings=warnings)
     return (_META, inherits, tuple((p.line, p.message, p.kind) for p in problems))
 
 
@@ -102,7 +104,42 @@ def read_listing(path: Path, digest: str, size: int, text: str) -> Listing | Non
         rec._shelf = shelf
         append(rec)
     shelf.records = records
-    return Listing(path, list[Record](records), bool(meta[1]), problems)
+    return Listing(path, list[Record](records), bool(meta[1]), problems,
+                   version=(digest, size))
+
+
+def entry_forms(listing: Listing, kind: str, make: Callable[[Record], bytes],
+                wanted: int) -> Callable[[Record], bytes]:
+    """``make`` of each record a listing shows, kept beside the display cache.
+
+    ``kind`` names the form (``"json"``: an entry as ``list --format json`` writes it) and
+    the cache file it lives in; ``make`` must depend on the record alone (the caches'
+    header names the code, so a change of ``make`` makes them stale). When the cache
+    holds this version of the file, a warm listing reads the forms from it and builds
+    none: no fields, no views. Otherwise, when ``wanted`` (how many records are to be
+    shown, or more) is at least half the library, every record's form is made and kept for next time; a
+    short selection is made directly. A record not of the listing (one resolved with
+    what it inherits) always gets ``make`` of itself."""
+    version, path, records = listing.version, listing.path, listing.records
+    if version is None or path is None or not records or 2 * wanted < len(records):
+        return make
+    journal = cache.Journal(path, "." + kind)
+    got = journal.read(*version)
+    forms: list[bytes] | None = None
+    if got is not None and got[1] == (_META, kind) and len(got[0]) == len(records):
+        forms = got[0]
+    if forms is None:
+        forms = [make(r) for r in records]
+        journal.write_base(*version, forms, (_META, kind))
+    # the records stay alive with this function, so no other object can have their ids
+    at = dict(zip(map(id, records), forms, strict=True))
+    at_get = at.get
+
+    def form(rec: Record) -> bytes:
+        got = at_get(id(rec))
+        return got if got is not None else make(rec)
+
+    return form
 
 
 class _Shelf:
@@ -179,7 +216,7 @@ class _Listed(Record):
         _LINE.__set__(self, value)
 
     @property  # type: ignore[override]
-    def source(self) -> Any:
+    def source(self) -> bibtex.Source | None:
         try:
             return _SOURCE.__get__(self)
         except AttributeError:
@@ -187,5 +224,5 @@ class _Listed(Record):
             return _SOURCE.__get__(self)
 
     @source.setter
-    def source(self, value: Any) -> None:
+    def source(self, value: bibtex.Source | None) -> None:
         _SOURCE.__set__(self, value)
