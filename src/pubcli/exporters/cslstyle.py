@@ -155,6 +155,177 @@ class Styler:
         self._cache: _Cache | None = None
         self._alone: Styler | None = None
         self._tmp: object = None  # a TemporaryDirectory the alone style lives in, if any
+        self.what = "formatting references"  # what progress hears this styler do
+
+    def _record_keys(self, unit: Sequence[Record], private: Sequence[str]) \
+            -> list[tuple[Record, str, str]]:
+        """Each record of a unit with its CSL id and the digest of all its CSL-JSON is
+        made of (its type, fields and id, and the fields kept private): a warm run
+        builds no CSL-JSON at all."""
+        drop = tuple(sorted(set(private)))
+        return [(rec, ident, _digest((ident, rec.type, rec.fields, drop)))
+                for rec, ident in unique_ids(unit)]
+
+    def _prepare(self, key: str, pairs: Sequence[tuple[Record, str]],
+                 private: Sequence[str]) -> _Prepared:
+        items_, maths = [], []
+        for rec, ident in pairs:
+            math: list[str] = []
+            it = item(rec, id=ident, private=private, mark=True, math=math)
+            if it["type"] == "document" and rec.type == "misc":
+                # pandoc's BibTeX reader gives @misc no CSL type (a style's default
+                # layout); CSL-JSON files need one, so only an export says "document"
+                it["type"] = ""
+            if it.get("archive") == "arXiv" and \
+                    it.get("URL") == EPRINT_URLS["arxiv"] + it.get("archive_location", ""):
+                # the reference links the arXiv copy already: "arXiv (ID). URL" says it twice
+                del it["archive"], it["archive_location"]
+            items_.append(it)
+            maths.append(math)
+        return key, items_, maths, [rec for rec, _ in pairs]
+
+    def bibliographies(self, units: Sequence[Sequence[Record]], owner: str | None = None,
+                       private: Sequence[str] = (), progress: Progress | None = None) \
+            -> list[list[tuple[Record, Cite]]]:
+        """Each unit formatted as one bibliography (its records in the style's order).
+
+        Units not in the cache are formatted by pandoc: in one call together when
+        the style cannot tie one unit's references to another's (no
+        subsequent-author-substitute: a year suffix only ties references of one
+        author and one year, and units are years or listings), else one call each.
+        In a style that formats each reference on its own (:attr:`per_reference`),
+        only the references not cached are formatted, all in one call.
+        ``progress`` hears of the references formatted (nothing when all are cached)."""
+        from . import pandoc
+
+        pandoc.find()  # no pandoc: one line saying how to get it, before any work
+        cache = self._load_cache()
+        # per unit, its parts: (cache key, [(record, CSL id)]), formatted together
+        parts: list[list[tuple[str, list[tuple[Record, str]]]]] = []
+        for unit in units:
+            keyed = self._record_keys(unit, private)
+            if self.per_reference:  # each record its own part, keyed by its own digest
+                parts.append([(k, [(rec, ident)]) for rec, ident, k in keyed])
+            else:
+                parts.append([(_digest([k for _, _, k in keyed]),
+                               [(rec, ident) for rec, ident, _ in keyed])])
+        todo: dict[str, list[tuple[Record, str]]] = {}
+        for part in parts:
+            for key, pairs in part:
+                if key not in cache.units:
+                    todo.setdefault(key, pairs)
+        if todo:
+            self._format([self._prepare(k, u, private) for k, u in todo.items()], cache,
+                         progress)
+        pattern = owner_pattern(owner) if owner else None
+        out = []
+        for part in parts:
+            formatted: list[tuple[Record, Cite]] = []
+            for key, pairs in part:
+                cache.used.add(key)
+                by_id = dict((ident, rec) for rec, ident in pairs)
+                formatted.extend((by_id[ident], owned_cite(_split(stored), pattern))
+                                 for ident, *stored in cache.units[key] if ident in by_id)
+            out.append(formatted)
+        return out
+
+    def alone(self) -> bool:
+        """Each reference's text depends on its own data only."""
+        return not (self.substitutes or self.suffixes or self.numbers)
+
+
+def _check_style(data: bytes, path: Path) -> _Traits:
+    """What ties the style's references together; raises StyleError when the file is
+    not a CSL style with a bibliography."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        raise StyleError(f"not a CSL style: {exc}", path=path) from None
+    ns = "{http://purl.org/net/xbiblio/csl}"
+    if root.tag not in (f"{ns}style", "style"):
+        raise StyleError("not a CSL style: the root element is not <style>", path=path)
+    ns = ns if root.tag.startswith("{") else ""
+    bib = root.find(f"{ns}bibliography")
+    if bib is None:
+        raise StyleError("the CSL style has no <bibliography> layout", path=path)
+    cit = root.find(f"{ns}citation")
+    suffixes = cit is not None and cit.get("disambiguate-add-year-suffix") == "true"
+    # a number in the text: macros count too (a label set apart, second-field-align,
+    # is dropped from the page)
+    numbers = bib.get("second-field-align") is None and \
+        any(el.get("variable") == "citation-number" for el in root.iter()
+            if el.tag != f"{ns}key")
+    return _Traits(bib.get("subsequent-author-substitute") is not None, suffixes,
+                   bib.find(f"{ns}sort") is not None, numbers)
+
+
+@dataclass
+class _Cache:
+    path: Path | None
+    key: str = ""  # what made the file: style, locale, pandoc, the code that maps and reads
+    units: dict[str, list] = field(default_factory=dict)
+    dirty: bool = False
+    used: set[str] = field(default_factory=set)
+
+    def pruned(self) -> dict[str, list]:
+        """What to write back: everything, unless stale units (of entries since changed)
+        outnumber the live ones; then only those used this run."""
+        if len(self.units) > 2 * len(self.used) + 200:
+            return {k: v for k, v in self.units.items() if k in self.used}
+        return self.units
+
+
+_Prepared = tuple[str, list[dict], list[list[str]], list[Record]]  # digest, items, math, recs
+BATCH = 500  # references per pandoc call at most (a unit larger than that is one call)
+CACHE_LAYOUT = 1  # bumped when what the cache file holds changes shape
+
+
+def _digest(obj: object) -> str:
+    return hashlib.blake2b(repr(obj).encode("utf-8", "surrogatepass"),
+                           digest_size=16).hexdigest()
+
+
+class Styler:
+    """Formats records in one CSL style through pandoc's citeproc, with a persistent
+    cache of formatted references.
+
+    ``Styler(path).bibliographies([recs, ...], owner)`` -> per unit, its
+    ``(record, Cite)`` pairs in the style's order; :meth:`save` writes the cache
+    back (only when something new was formatted).
+
+    What is formatted together, and so what a changed entry costs, follows from the
+    style (:class:`_Traits`): a style in which a reference's text depends on its own
+    data alone and whose bibliography is not sorted (IEEE; any style with ``order=
+    False``, as the listings beside a year's ask) formats and caches each reference
+    on its own, so a changed entry re-formats that entry only. In every other style
+    a unit (a year) is one bibliography, cached whole: APA and Chicago add year
+    suffixes among references whose citations read alike (same names, same year),
+    MLA writes "———" for the author of the reference before, and a sorted style
+    (ACM, and all of these) places each reference by comparing it with every other
+    of its unit, which only pandoc can do exactly."""
+
+    def __init__(self, path: Path, *, locale: str | None = None, cache: bool = True,
+                 order: bool = True) -> None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise StyleError(f"cannot read the style: {exc.strerror or exc}", path=path) \
+                from None
+        self.path = path
+        self.locale = locale
+        self.traits = _check_style(data, path)
+        self.substitutes = self.traits.substitutes
+        self.digest = hashlib.sha256(data).hexdigest()
+        #: each reference formatted and cached on its own: its text is its own, and
+        #: its place is the order it is given in (or the caller needs no order)
+        self.per_reference = self.traits.alone and (not self.traits.sorted or not order)
+        self._use_cache = cache
+        self._cache: _Cache | None = None
+        self._alone: Styler | None = None
+        self._tmp: object = None  # a TemporaryDirectory the alone style lives in, if any
+        self.what = "formatting references"  # what progress hears this styler do
 
     def _record_keys(self, unit: Sequence[Record], private: Sequence[str]) \
             -> list[tuple[Record, str, str]]:
@@ -246,6 +417,7 @@ class Styler:
                 path = Path(self._tmp.name) / self.path.name
                 path.write_bytes(data)
             self._alone = Styler(path, locale=self.locale, cache=self._use_cache, order=False)
+            self._alone.what = "formatting references shown apart"
         return self._alone
 
     def _format(self, missing: list[_Prepared], cache: _Cache,
@@ -269,14 +441,14 @@ class Styler:
         total = sum(len(p[1]) for p in missing)
         done = 0
         if progress is not None:
-            progress("formatting references", 0, total)
+            progress(self.what, 0, total)
         with ThreadPoolExecutor(max_workers=2) as pool:
             for batch, formatted in zip(batches, pool.map(self._format_batch, batches),
                                         strict=True):
                 cache.units.update(formatted)
                 done += sum(len(p[1]) for p in batch)
                 if progress is not None:
-                    progress("formatting references", done, total)
+                    progress(self.what, done, total)
         cache.dirty = True
 
     def _format_batch(self, batch: list[_Prepared]) -> dict[str, list]:
@@ -362,8 +534,9 @@ def _stored(ident: str, runs: Sequence[Span], it: dict, math: list[str]) -> tupl
 
 def _split(stored: Sequence) -> Split:
     before, title, after, names_end = stored
-    return Split(tuple(Span(*r) for r in before), tuple(Span(*r) for r in title),
-                 tuple(Span(*r) for r in after), names_end)
+    make = Span._make
+    return Split(tuple(map(make, before)), tuple(map(make, title)), tuple(map(make, after)),
+                 names_end)
 
 
 _CODE: list[str] = []
