@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
 from typing import NamedTuple
 from pathlib import Path
 from collections.abc import Sequence
@@ -25,10 +24,9 @@ from ..errors import PubcliError, ValidationError
 from pubcli.schema.model import Record
 from pubcli.usecases.progress import Progress
 from pubcli.exporters.styles import STYLE_DIR, STYLES
-from .cite import Cite, Split, owned_cite, owner_pattern, split_cite
+from .cite import Cite, owned_cite, owner_pattern
+from .stylecache import StyleCache, digest as _digest, split, stored as _stored
 from .csl import EPRINT_URLS, MAPPING_VERSION, item, unique_ids
-from .cslmarkup import MARKS, MATH0
-from .spans import Span
 
 class StyleError(PubcliError):
     """A citation style that cannot be found or read."""
@@ -91,30 +89,8 @@ def _check_style(data: bytes, path: Path) -> _Traits:
                    bib.find(f"{ns}sort") is not None, numbers)
 
 
-@dataclass
-class _Cache:
-    path: Path | None
-    key: str = ""  # what made the file: style, locale, pandoc, the code that maps and reads
-    units: dict[str, list] = field(default_factory=dict)
-    dirty: bool = False
-    used: set[str] = field(default_factory=set)
-
-    def pruned(self) -> dict[str, list]:
-        """What to write back: everything, unless stale units (of entries since changed)
-        outnumber the live ones; then only those used this run."""
-        if len(self.units) > 2 * len(self.used) + 200:
-            return {k: v for k, v in self.units.items() if k in self.used}
-        return self.units
-
-
 _Prepared = tuple[str, list[dict], list[list[str]], list[Record]]  # digest, items, math, recs
 BATCH = 500  # references per pandoc call at most (a unit larger than that is one call)
-CACHE_LAYOUT = 1  # bumped when what the cache file holds changes shape
-
-
-def _digest(obj: object) -> str:
-    return hashlib.blake2b(repr(obj).encode("utf-8", "surrogatepass"),
-                           digest_size=16).hexdigest()
 
 
 class Styler:
@@ -152,7 +128,7 @@ class Styler:
         #: its place is the order it is given in (or the caller needs no order)
         self.per_reference = self.traits.alone and (not self.traits.sorted or not order)
         self._use_cache = cache
-        self._cache: _Cache | None = None
+        self._cache: StyleCache | None = None
         self._alone: Styler | None = None
         self._tmp: object = None  # a TemporaryDirectory the alone style lives in, if any
         self.what = "formatting references"  # what progress hears this styler do
@@ -160,10 +136,11 @@ class Styler:
     def _record_keys(self, unit: Sequence[Record], private: Sequence[str]) \
             -> list[tuple[Record, str, str]]:
         """Each record of a unit with its CSL id and the digest of all its CSL-JSON is
-        made of (its type, fields and id, and the fields kept private): a warm run
+        made of (its type, fields and id, and which of them are kept private): a warm run
         builds no CSL-JSON at all."""
-        drop = tuple(sorted(set(private)))
-        return [(rec, ident, _digest((ident, rec.type, rec.fields, drop)))
+        drop = sorted(set(private))
+        return [(rec, ident, _digest((ident, rec.type, rec.fields,
+                                      [k for k in drop if k in rec.fields])))
                 for rec, ident in unique_ids(unit)]
 
     def _prepare(self, key: str, pairs: Sequence[tuple[Record, str]],
@@ -223,172 +200,8 @@ class Styler:
             formatted: list[tuple[Record, Cite]] = []
             for key, pairs in part:
                 cache.used.add(key)
-                by_id = dict((ident, rec) for rec, ident in pairs)
-                formatted.extend((by_id[ident], owned_cite(_split(stored), pattern))
-                                 for ident, *stored in cache.units[key] if ident in by_id)
-            out.append(formatted)
-        return out
-
-    def alone(self) -> bool:
-        """Each reference's text depends on its own data only."""
-        return not (self.substitutes or self.suffixes or self.numbers)
-
-
-def _check_style(data: bytes, path: Path) -> _Traits:
-    """What ties the style's references together; raises StyleError when the file is
-    not a CSL style with a bibliography."""
-    import xml.etree.ElementTree as ET
-
-    try:
-        root = ET.fromstring(data)
-    except ET.ParseError as exc:
-        raise StyleError(f"not a CSL style: {exc}", path=path) from None
-    ns = "{http://purl.org/net/xbiblio/csl}"
-    if root.tag not in (f"{ns}style", "style"):
-        raise StyleError("not a CSL style: the root element is not <style>", path=path)
-    ns = ns if root.tag.startswith("{") else ""
-    bib = root.find(f"{ns}bibliography")
-    if bib is None:
-        raise StyleError("the CSL style has no <bibliography> layout", path=path)
-    cit = root.find(f"{ns}citation")
-    suffixes = cit is not None and cit.get("disambiguate-add-year-suffix") == "true"
-    # a number in the text: macros count too (a label set apart, second-field-align,
-    # is dropped from the page)
-    numbers = bib.get("second-field-align") is None and \
-        any(el.get("variable") == "citation-number" for el in root.iter()
-            if el.tag != f"{ns}key")
-    return _Traits(bib.get("subsequent-author-substitute") is not None, suffixes,
-                   bib.find(f"{ns}sort") is not None, numbers)
-
-
-@dataclass
-class _Cache:
-    path: Path | None
-    key: str = ""  # what made the file: style, locale, pandoc, the code that maps and reads
-    units: dict[str, list] = field(default_factory=dict)
-    dirty: bool = False
-    used: set[str] = field(default_factory=set)
-
-    def pruned(self) -> dict[str, list]:
-        """What to write back: everything, unless stale units (of entries since changed)
-        outnumber the live ones; then only those used this run."""
-        if len(self.units) > 2 * len(self.used) + 200:
-            return {k: v for k, v in self.units.items() if k in self.used}
-        return self.units
-
-
-_Prepared = tuple[str, list[dict], list[list[str]], list[Record]]  # digest, items, math, recs
-BATCH = 500  # references per pandoc call at most (a unit larger than that is one call)
-CACHE_LAYOUT = 1  # bumped when what the cache file holds changes shape
-
-
-def _digest(obj: object) -> str:
-    return hashlib.blake2b(repr(obj).encode("utf-8", "surrogatepass"),
-                           digest_size=16).hexdigest()
-
-
-class Styler:
-    """Formats records in one CSL style through pandoc's citeproc, with a persistent
-    cache of formatted references.
-
-    ``Styler(path).bibliographies([recs, ...], owner)`` -> per unit, its
-    ``(record, Cite)`` pairs in the style's order; :meth:`save` writes the cache
-    back (only when something new was formatted).
-
-    What is formatted together, and so what a changed entry costs, follows from the
-    style (:class:`_Traits`): a style in which a reference's text depends on its own
-    data alone and whose bibliography is not sorted (IEEE; any style with ``order=
-    False``, as the listings beside a year's ask) formats and caches each reference
-    on its own, so a changed entry re-formats that entry only. In every other style
-    a unit (a year) is one bibliography, cached whole: APA and Chicago add year
-    suffixes among references whose citations read alike (same names, same year),
-    MLA writes "———" for the author of the reference before, and a sorted style
-    (ACM, and all of these) places each reference by comparing it with every other
-    of its unit, which only pandoc can do exactly."""
-
-    def __init__(self, path: Path, *, locale: str | None = None, cache: bool = True,
-                 order: bool = True) -> None:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise StyleError(f"cannot read the style: {exc.strerror or exc}", path=path) \
-                from None
-        self.path = path
-        self.locale = locale
-        self.traits = _check_style(data, path)
-        self.substitutes = self.traits.substitutes
-        self.digest = hashlib.sha256(data).hexdigest()
-        #: each reference formatted and cached on its own: its text is its own, and
-        #: its place is the order it is given in (or the caller needs no order)
-        self.per_reference = self.traits.alone and (not self.traits.sorted or not order)
-        self._use_cache = cache
-        self._cache: _Cache | None = None
-        self._alone: Styler | None = None
-        self._tmp: object = None  # a TemporaryDirectory the alone style lives in, if any
-        self.what = "formatting references"  # what progress hears this styler do
-
-    def _record_keys(self, unit: Sequence[Record], private: Sequence[str]) \
-            -> list[tuple[Record, str, str]]:
-        """Each record of a unit with its CSL id and the digest of all its CSL-JSON is
-        made of (its type, fields and id): a warm run builds no CSL-JSON at all."""
-        drop = set(private)
-        return [(rec, ident, _digest((ident, rec.type, sorted(
-                    (k, v) for k, v in rec.fields.items() if k not in drop))))
-                for rec, ident in unique_ids(unit)]
-
-    def _prepare(self, key: str, unit: Sequence[Record], private: Sequence[str]) -> _Prepared:
-        items_, maths = [], []
-        for rec, ident in unique_ids(unit):
-            math: list[str] = []
-            it = item(rec, id=ident, private=private, mark=True, math=math)
-            if it["type"] == "document" and rec.type == "misc":
-                # pandoc's BibTeX reader gives @misc no CSL type (a style's default
-                # layout); CSL-JSON files need one, so only an export says "document"
-                it["type"] = ""
-            if it.get("archive") == "arXiv" and \
-                    it.get("URL") == EPRINT_URLS["arxiv"] + it.get("archive_location", ""):
-                # the reference links the arXiv copy already: "arXiv (ID). URL" says it twice
-                del it["archive"], it["archive_location"]
-            items_.append(it)
-            maths.append(math)
-        return key, items_, maths, list(unit)
-
-    def bibliographies(self, units: Sequence[Sequence[Record]], owner: str | None = None,
-                       private: Sequence[str] = (), progress: Progress | None = None) \
-            -> list[list[tuple[Record, Cite]]]:
-        """Each unit formatted as one bibliography (its records in the style's order).
-
-        Units not in the cache are formatted by pandoc: in one call together when
-        the style cannot tie one unit's references to another's (no
-        subsequent-author-substitute: a year suffix only ties references of one
-        author and one year, and units are years or listings), else one call each.
-        ``progress`` hears of the references formatted (nothing when all are cached)."""
-        from . import pandoc
-
-        pandoc.find()  # no pandoc: one line saying how to get it, before any work
-        cache = self._load_cache()
-        keyed = [self._record_keys(u, private) for u in units]
-        if self.per_reference:  # each record its own unit, keyed by its own digest
-            parts = [[([rec], k) for rec, _, k in ks] for ks in keyed]
-        else:
-            parts = [[(list(u), _digest([k for _, _, k in ks]))]
-                     for u, ks in zip(units, keyed, strict=True)]
-        todo: dict[str, list[Record]] = {}
-        for part in parts:
-            for recs, key in part:
-                if key not in cache.units:
-                    todo.setdefault(key, recs)
-        if todo:
-            self._format([self._prepare(k, u, private) for k, u in todo.items()], cache,
-                         progress)
-        pattern = owner_pattern(owner) if owner else None
-        out = []
-        for part in parts:
-            formatted: list[tuple[Record, Cite]] = []
-            for recs, key in part:
-                cache.used.add(key)
-                by_id = {ident: rec for rec, ident in unique_ids(recs)}
-                formatted.extend((by_id[ident], owned_cite(_split(stored), pattern))
+                by_id = {ident: rec for rec, ident in pairs}
+                formatted.extend((by_id[ident], owned_cite(split(stored), pattern))
                                  for ident, *stored in cache.units[key] if ident in by_id)
             out.append(formatted)
         return out
@@ -420,7 +233,7 @@ class Styler:
             self._alone.what = "formatting references shown apart"
         return self._alone
 
-    def _format(self, missing: list[_Prepared], cache: _Cache,
+    def _format(self, missing: list[_Prepared], cache: StyleCache,
                 progress: Progress | None = None) -> None:
         """Format units: several per pandoc call (up to BATCH references) when the style
         cannot tie one unit's references to another's, else one call each; two calls
@@ -472,112 +285,23 @@ class Styler:
         return per
 
     # -- cache
-    def _cache_key(self) -> str:
-        """Everything the cached texts were made by (a change of any makes them stale):
-        the style, the locale, the pandoc binary, the code that maps and reads."""
+    def _load_cache(self) -> StyleCache:
         from . import pandoc
 
-        return _digest((CACHE_LAYOUT, MAPPING_VERSION, self.digest, self.locale or "",
-                        pandoc.find().identity, _code_digest(), self.per_reference))
-
-    def _load_cache(self) -> _Cache:
-        from pubcli.local import cachedir
-        from ..store import cache as store_cache
-
-        if self._cache is not None:
-            return self._cache
-        if not self._use_cache or cachedir.disabled():
-            self._cache = _Cache(None)
-            return self._cache
-        key = self._cache_key()
-        path = cachedir.cache_dir() / f"cite-{self.digest[:20]}.marshal"
-        self._cache = _Cache(path, key)
-        if not (cachedir.private(path.parent, is_dir=True) and
-                cachedir.private(path, is_dir=False)):
-            return self._cache
-        try:
-            objs = store_cache.frames(path.read_bytes())
-        except OSError:
-            return self._cache
-        if len(objs) == 2 and objs[0] == key and isinstance(objs[1], dict):
-            self._cache.units = objs[1]
+        if self._cache is None:
+            made_by = (MAPPING_VERSION, self.digest, self.locale or "",
+                       pandoc.find().identity, self.per_reference)
+            self._cache = StyleCache.load(self.digest, made_by) if self._use_cache \
+                else StyleCache(None)
         return self._cache
 
     def save(self) -> None:
         """Write the cache if new references were formatted (a failure only costs time
         on the next run)."""
-        from pubcli.local import cachedir
-        from ..store import atomic_write
-        from ..store import cache as store_cache
-
         if self._alone is not None:
             self._alone.save()
-        c = self._cache
-        if c is None or c.path is None or not c.dirty:
-            return
-        data = store_cache.frame(c.key) + store_cache.frame(c.pruned())
-        try:
-            if cachedir.make_private_dir() is None:
-                return
-            atomic_write(c.path, data)
-            c.dirty = False
-        except (OSError, PubcliError):
-            pass
-
-
-def _stored(ident: str, runs: Sequence[Span], it: dict, math: list[str]) -> tuple:
-    """A formatted reference as the cache keeps it: (id, the runs before its title, the
-    title's, after it (formulas as their TeX), where its names may end)."""
-    split = split_cite(_unmark(list(runs), math), _title_text(it.get("title", ""), math))
-    return (ident, *(tuple(tuple(r) for r in part) for part in split[:3]), split.names_end)
-
-
-def _split(stored: Sequence) -> Split:
-    before, title, after, names_end = stored
-    make = Span._make
-    return Split(tuple(map(make, before)), tuple(map(make, title)), tuple(map(make, after)),
-                 names_end)
-
-
-_CODE: list[str] = []
-
-
-def _code_digest() -> str:
-    """The digest of the code that maps records and reads pandoc's answer."""
-    if not _CODE:
-        h = hashlib.sha256()
-        for name in ("csl.py", "csltables.py", "cslmarkup.py", "citeproc.py", "cslstyle.py",
-                     "cite.py", "spans.py"):
-            h.update((Path(__file__).resolve().parent / name).read_bytes())
-        _CODE.append(h.hexdigest()[:16])
-    return _CODE[0]
-
-
-def _unmark(runs: list[Span], math: list[str]) -> list[Span]:
-    """Math placeholders back to math runs holding their TeX."""
-    out: list[Span] = []
-    for r in runs:
-        if not MARKS.search(r.text):
-            out.append(r)
-            continue
-        pos = 0
-        for m in MARKS.finditer(r.text):
-            if m.start() > pos:
-                out.append(r._replace(text=r.text[pos:m.start()]))
-            n = ord(m.group(0)) - MATH0
-            if 0 <= n < len(math):
-                out.append(Span(math[n], r.em, r.strong, math=True))
-            pos = m.end()
-        if pos < len(r.text):
-            out.append(r._replace(text=r.text[pos:]))
-    return out
-
-
-def _title_text(title: str, math: list[str]) -> str:
-    """The plain text of an item's CSL title, formulas as their TeX."""
-    text = re.sub(r"<[^>]+>", "", title)
-    return MARKS.sub(lambda m: math[ord(m.group(0)) - MATH0]
-                      if 0 <= ord(m.group(0)) - MATH0 < len(math) else "", text)
+        if self._cache is not None:
+            self._cache.save()
 
 
 def styler(style: str | None = None, csl: str | Path | None = None,
