@@ -244,7 +244,7 @@ def test_style_options_are_checked(cli, library):
 
 # ------------------------------------------------------------------ the cache
 def _cache_files() -> list[Path]:
-    return sorted(Path(os.environ["PUBCLI_CACHE_DIR"]).glob("cite-*.json"))
+    return sorted(Path(os.environ["PUBCLI_CACHE_DIR"]).glob("cite-*.marshal"))
 
 
 def test_a_broken_cache_file_is_ignored(cli, tmp_path):
@@ -252,7 +252,7 @@ def test_a_broken_cache_file_is_ignored(cli, tmp_path):
                                     "year = 2020}\n")
     cli("list", "--style", "apa", "-l", lib)
     [cache] = _cache_files()
-    cache.write_text("{not json", encoding="utf-8")
+    cache.write_bytes(cache.read_bytes()[:-7] + b"garbage")
     r = cli("list", "--style", "apa", "-l", lib)
     assert r.exit_code == 0 and "T one" in r.stdout
 
@@ -367,12 +367,20 @@ def test_without_pandoc_a_style_is_a_one_line_error(cli, library, tmp_path, monk
         pandoc.find.cache_clear()
 
 
+def _payload() -> tuple:
+    from pubcli.store import cache
+
+    [file] = _cache_files()
+    return tuple(cache.frames(file.read_bytes()))
+
+
 def _units() -> dict:
-    [cache] = _cache_files()
-    return json.loads(cache.read_text(encoding="utf-8"))["units"]
+    return _payload()[1]
 
 
 def test_formatted_years_are_cached_and_one_changed_entry_reformats_its_year(cli, tmp_path):
+    from pubcli.store import atomic_write, cache
+
     two = ("@misc{a2020, author = {Doe, Jane}, title = {First Title}, year = 2020}\n"
            "@misc{b2019, author = {Roe, Rick}, title = {Older Title}, year = 2019}\n")
     lib = write(tmp_path / "l.bib", two)
@@ -382,15 +390,17 @@ def test_formatted_years_are_cached_and_one_changed_entry_reformats_its_year(cli
     assert len(units) == 2  # one per year
     # a warm run takes the references from the cache: a doctored one shows (escaped)
     key = next(k for k, v in units.items() if v[0][0] == "a2020")
-    payload = json.loads(_cache_files()[0].read_text(encoding="utf-8"))
-    payload["units"][key][0][1][-1][0] += " <b>cached</b>"
-    _cache_files()[0].write_text(json.dumps(payload), encoding="utf-8")
+    head, payload = _payload()
+    ident, before, title, after, end = payload[key][0]
+    after = (*after[:-1], (after[-1][0] + " <b>cached</b>", *after[-1][1:]))
+    payload[key] = [(ident, before, title, after, end)]
+    atomic_write(_cache_files()[0], cache.frame(head) + cache.frame(payload))
     assert "&lt;b&gt;cached&lt;/b&gt;" in export(cli, "html", "--style", "apa", "-l", lib)
     # one entry changed: its year is formatted afresh, the other year's unit is reused
     write(lib, two.replace("First Title", "Second Title"))
     assert "Second title" in cli("list", "--style", "apa", "-l", lib).stdout  # sentence case
-    after = _units()
-    assert len(after) == 3 and set(units) < set(after)
+    after_units = _units()
+    assert len(after_units) == 3 and set(units) < set(after_units)
     cli("list", "--style", "mla", "-l", lib)
     assert len(_cache_files()) == 2  # another style, its own cache file
 

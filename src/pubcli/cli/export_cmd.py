@@ -137,11 +137,14 @@ def export_command(
             from ..exporters.cslstyle import styler as make_styler
 
             styler = make_styler(style.value if style else None, csl)
-        page = build_page(records, source_text=lambda r: store.source_text(lib, r),
-                          filters=filters, by=groupings,
-                          owner=owner or cfg.owner, role=cfg.role, area_order=cfg.areas,
-                          private_fields=cfg.private_fields, max_authors=cfg.max_authors,
-                          styler=styler, stamp=_stamp() if stamp else None)
+        # a bar on a terminal while pandoc formats what the style's cache lacks
+        with common.progress_bar("formatting references") as progress:
+            page = build_page(records, source_text=lambda r: store.source_text(lib, r),
+                              filters=filters, by=groupings,
+                              owner=owner or cfg.owner, role=cfg.role,
+                              area_order=cfg.areas, private_fields=cfg.private_fields,
+                              max_authors=cfg.max_authors, styler=styler,
+                              stamp=_stamp() if stamp else None, progress=progress)
         if styler is not None:
             styler.save()
         # control characters from field values (terminal escapes) never reach a text

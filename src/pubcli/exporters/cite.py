@@ -66,9 +66,20 @@ def owner_pattern(owner: str) -> re.Pattern | None:
     return re.compile(rf"(?<![\w-]){fam}(?![\w-])")
 
 
-def build_cite(runs: Sequence[Span], title: str, owner: re.Pattern | None) -> Cite:
-    """A formatted reference's runs as a :class:`Cite`: the title found by its text
-    (the style may have changed its case and quotes), the owner's name in bold."""
+class Split(NamedTuple):
+    """A formatted reference cut at its title, before any owner is known: what the
+    style cache keeps. ``names_end``: where the names may end (the title's start,
+    or the end of the reference when the title was not found)."""
+
+    before: tuple[Span, ...]
+    title: tuple[Span, ...]
+    after: tuple[Span, ...]
+    names_end: int
+
+
+def split_cite(runs: Sequence[Span], title: str) -> Split:
+    """A formatted reference's runs cut at its title, found by its text (the style may
+    have changed its case and quotes)."""
     flat = "".join(r.text for r in runs)
     a = b = -1
     if title:
@@ -79,13 +90,29 @@ def build_cite(runs: Sequence[Span], title: str, owner: re.Pattern | None) -> Ci
             a = hay.find(needle)
         if a != -1:
             b = a + len(needle)
-    names_end = a if a != -1 else len(flat)
-    if owner is not None:
-        runs = _bold(runs, [m.span() for m in owner.finditer(flat, 0, names_end)])
     if a == -1:
-        return Cite(tuple(_merge(list(runs))), (), ())
+        return Split(tuple(_merge(list(runs))), (), (), len(flat))
     before, mid, after = _split_at(runs, a, b)
-    return Cite(tuple(_merge(list(before))), tuple(_merge(list(mid))), tuple(_merge(list(after))))
+    return Split(tuple(_merge(list(before))), tuple(_merge(list(mid))),
+                 tuple(_merge(list(after))), a)
+
+
+def owned_cite(split: Split, owner: re.Pattern | None) -> Cite:
+    """The :class:`Cite` of a split reference, the owner's name in bold among the
+    names (the runs before the title)."""
+    if owner is None:
+        return Cite(split.before, split.title, split.after)
+    flat = "".join(r.text for r in split.before)
+    spans = [m.span() for m in owner.finditer(flat, 0, split.names_end)]
+    if not spans:
+        return Cite(split.before, split.title, split.after)
+    return Cite(tuple(_merge(_bold(split.before, spans))), split.title, split.after)
+
+
+def build_cite(runs: Sequence[Span], title: str, owner: re.Pattern | None) -> Cite:
+    """A formatted reference's runs as a :class:`Cite`: the title found by its text
+    (the style may have changed its case and quotes), the owner's name in bold."""
+    return owned_cite(split_cite(runs, title), owner)
 
 
 def _bold(runs: Sequence[Span], spans: list[tuple[int, int]]) -> list[Span]:
@@ -118,4 +145,4 @@ def _merge(spans: list[Span]) -> list[Span]:
     return out
 
 
-__all__ = ["Cite", "build_cite", "owner_pattern"]
+__all__ = ["Cite", "Split", "build_cite", "owned_cite", "owner_pattern", "split_cite"]

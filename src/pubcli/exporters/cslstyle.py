@@ -15,19 +15,18 @@ takes any CSL 1.0 style file.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 from pathlib import Path
 from collections.abc import Sequence
 
 from ..errors import PubcliError, ValidationError
 from pubcli.schema.model import Record
+from pubcli.usecases.progress import Progress
 from pubcli.exporters.styles import STYLE_DIR, STYLES
-from .cite import Cite, build_cite, owner_pattern
+from .cite import Cite, owned_cite, owner_pattern
+from .stylecache import StyleCache, digest as _digest, split, stored as _stored
 from .csl import EPRINT_URLS, MAPPING_VERSION, item, unique_ids
-from .cslmarkup import MARKS, MATH0
-from .spans import Span
 
 class StyleError(PubcliError):
     """A citation style that cannot be found or read."""
@@ -49,9 +48,23 @@ def style_path(style: str | None = None, csl: str | Path | None = None) -> Path:
     return STYLE_DIR / name
 
 
-def _check_style(data: bytes, path: Path) -> bool:
-    """Whether the style substitutes repeated authors; raises StyleError when the file
-    is not a CSL style with a bibliography."""
+class _Traits(NamedTuple):
+    """What in a style ties one reference's text or place to the others'."""
+
+    substitutes: bool  # subsequent-author-substitute: "———" for the author before
+    suffixes: bool     # year suffixes (2010a): ambiguous citations of one author-year
+    sorted: bool       # the bibliography is sorted (else: in the order it is given)
+    numbers: bool      # a citation number printed in the text, not as a label
+
+    @property
+    def alone(self) -> bool:
+        """Each reference's text depends on its own data only."""
+        return not (self.substitutes or self.suffixes or self.numbers)
+
+
+def _check_style(data: bytes, path: Path) -> _Traits:
+    """What ties the style's references together; raises StyleError when the file is
+    not a CSL style with a bibliography."""
     import xml.etree.ElementTree as ET
 
     try:
@@ -61,27 +74,19 @@ def _check_style(data: bytes, path: Path) -> bool:
     ns = "{http://purl.org/net/xbiblio/csl}"
     if root.tag not in (f"{ns}style", "style"):
         raise StyleError("not a CSL style: the root element is not <style>", path=path)
+    ns = ns if root.tag.startswith("{") else ""
     bib = root.find(f"{ns}bibliography")
     if bib is None:
-        bib = root.find("bibliography")
-    if bib is None:
         raise StyleError("the CSL style has no <bibliography> layout", path=path)
-    return bib.get("subsequent-author-substitute") is not None
-
-
-@dataclass
-class _Cache:
-    path: Path | None
-    units: dict[str, list] = field(default_factory=dict)
-    dirty: bool = False
-    used: set[str] = field(default_factory=set)
-
-    def pruned(self) -> dict[str, list]:
-        """What to write back: everything, unless stale units (of entries since changed)
-        outnumber the live ones; then only those used this run."""
-        if len(self.units) > 2 * len(self.used) + 200:
-            return {k: v for k, v in self.units.items() if k in self.used}
-        return self.units
+    cit = root.find(f"{ns}citation")
+    suffixes = cit is not None and cit.get("disambiguate-add-year-suffix") == "true"
+    # a number in the text: macros count too (a label set apart, second-field-align,
+    # is dropped from the page)
+    numbers = bib.get("second-field-align") is None and \
+        any(el.get("variable") == "citation-number" for el in root.iter()
+            if el.tag != f"{ns}key")
+    return _Traits(bib.get("subsequent-author-substitute") is not None, suffixes,
+                   bib.find(f"{ns}sort") is not None, numbers)
 
 
 _Prepared = tuple[str, list[dict], list[list[str]], list[Record]]  # digest, items, math, recs
@@ -90,13 +95,25 @@ BATCH = 500  # references per pandoc call at most (a unit larger than that is on
 
 class Styler:
     """Formats records in one CSL style through pandoc's citeproc, with a persistent
-    cache of formatted units.
+    cache of formatted references.
 
     ``Styler(path).bibliographies([recs, ...], owner)`` -> per unit, its
     ``(record, Cite)`` pairs in the style's order; :meth:`save` writes the cache
-    back (only when something new was formatted)."""
+    back (only when something new was formatted).
 
-    def __init__(self, path: Path, *, locale: str | None = None, cache: bool = True) -> None:
+    What is formatted together, and so what a changed entry costs, follows from the
+    style (:class:`_Traits`): a style in which a reference's text depends on its own
+    data alone and whose bibliography is not sorted (IEEE; any style with ``order=
+    False``, as the listings beside a year's ask) formats and caches each reference
+    on its own, so a changed entry re-formats that entry only. In every other style
+    a unit (a year) is one bibliography, cached whole: APA and Chicago add year
+    suffixes among references whose citations read alike (same names, same year),
+    MLA writes "———" for the author of the reference before, and a sorted style
+    (ACM, and all of these) places each reference by comparing it with every other
+    of its unit, which only pandoc can do exactly."""
+
+    def __init__(self, path: Path, *, locale: str | None = None, cache: bool = True,
+                 order: bool = True) -> None:
         try:
             data = path.read_bytes()
         except OSError as exc:
@@ -104,29 +121,32 @@ class Styler:
                 from None
         self.path = path
         self.locale = locale
-        self.substitutes = _check_style(data, path)
+        self.traits = _check_style(data, path)
+        self.substitutes = self.traits.substitutes
         self.digest = hashlib.sha256(data).hexdigest()
+        #: each reference formatted and cached on its own: its text is its own, and
+        #: its place is the order it is given in (or the caller needs no order)
+        self.per_reference = self.traits.alone and (not self.traits.sorted or not order)
         self._use_cache = cache
-        self._cache: _Cache | None = None
+        self._cache: StyleCache | None = None
         self._alone: Styler | None = None
         self._tmp: object = None  # a TemporaryDirectory the alone style lives in, if any
+        self.what = "formatting references"  # what progress hears this styler do
 
-    def _key(self, unit: Sequence[Record], private: Sequence[str]) -> str:
-        """A unit's cache key: everything its CSL-JSON is made of (each record's type and
-        fields, its id), the code that maps and reads it, the pandoc binary, the locale
-        (the style is the cache file's). A warm run builds no CSL-JSON at all."""
-        from . import pandoc
+    def _record_keys(self, unit: Sequence[Record], private: Sequence[str]) \
+            -> list[tuple[Record, str, str]]:
+        """Each record of a unit with its CSL id and the digest of all its CSL-JSON is
+        made of (its type, fields and id, and which of them are kept private): a warm run
+        builds no CSL-JSON at all."""
+        drop = sorted(set(private))
+        return [(rec, ident, _digest((ident, rec.type, rec.fields,
+                                      [k for k in drop if k in rec.fields])))
+                for rec, ident in unique_ids(unit)]
 
-        drop = set(private)
-        content = [[ident, rec.type, sorted((k, v) for k, v in rec.fields.items()
-                                            if k not in drop)] for rec, ident in unique_ids(unit)]
-        blob = json.dumps([MAPPING_VERSION, _code_digest(), pandoc.find().identity,
-                           self.locale or "", content], ensure_ascii=False)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
-
-    def _prepare(self, unit: Sequence[Record], private: Sequence[str]) -> _Prepared:
+    def _prepare(self, key: str, pairs: Sequence[tuple[Record, str]],
+                 private: Sequence[str]) -> _Prepared:
         items_, maths = [], []
-        for rec, ident in unique_ids(unit):
+        for rec, ident in pairs:
             math: list[str] = []
             it = item(rec, id=ident, private=private, mark=True, math=math)
             if it["type"] == "document" and rec.type == "misc":
@@ -139,37 +159,59 @@ class Styler:
                 del it["archive"], it["archive_location"]
             items_.append(it)
             maths.append(math)
-        return self._key(unit, private), items_, maths, list(unit)
+        return key, items_, maths, [rec for rec, _ in pairs]
 
     def bibliographies(self, units: Sequence[Sequence[Record]], owner: str | None = None,
-                       private: Sequence[str] = ()) -> list[list[tuple[Record, Cite]]]:
+                       private: Sequence[str] = (), progress: Progress | None = None) \
+            -> list[list[tuple[Record, Cite]]]:
         """Each unit formatted as one bibliography (its records in the style's order).
 
         Units not in the cache are formatted by pandoc: in one call together when
         the style cannot tie one unit's references to another's (no
         subsequent-author-substitute: a year suffix only ties references of one
-        author and one year, and units are years or listings), else one call each."""
+        author and one year, and units are years or listings), else one call each.
+        In a style that formats each reference on its own (:attr:`per_reference`),
+        only the references not cached are formatted, all in one call.
+        ``progress`` hears of the references formatted (nothing when all are cached)."""
         from . import pandoc
 
         pandoc.find()  # no pandoc: one line saying how to get it, before any work
         cache = self._load_cache()
-        keys = [self._key(u, private) for u in units]
-        todo = {k: u for k, u in zip(keys, units, strict=True) if k not in cache.units}
+        # per unit, its parts: (cache key, [(record, CSL id)]), formatted together
+        parts: list[list[tuple[str, list[tuple[Record, str]]]]] = []
+        for unit in units:
+            keyed = self._record_keys(unit, private)
+            if self.per_reference:  # each record its own part, keyed by its own digest
+                parts.append([(k, [(rec, ident)]) for rec, ident, k in keyed])
+            else:
+                parts.append([(_digest([k for _, _, k in keyed]),
+                               [(rec, ident) for rec, ident, _ in keyed])])
+        todo: dict[str, list[tuple[Record, str]]] = {}
+        for part in parts:
+            for key, pairs in part:
+                if key not in cache.units:
+                    todo.setdefault(key, pairs)
         if todo:
-            self._format([self._prepare(u, private) for u in todo.values()], cache)
+            self._format([self._prepare(k, u, private) for k, u in todo.items()], cache,
+                         progress)
         pattern = owner_pattern(owner) if owner else None
         out = []
-        for key, unit in zip(keys, units, strict=True):
-            cache.used.add(key)
-            by_id = {ident: rec for rec, ident in unique_ids(unit)}
-            out.append([(by_id[ident], build_cite([Span(*r) for r in runs], title, pattern))
-                        for ident, runs, title in cache.units[key] if ident in by_id])
+        for part in parts:
+            formatted: list[tuple[Record, Cite]] = []
+            for key, pairs in part:
+                cache.used.add(key)
+                by_id = {ident: rec for rec, ident in pairs}
+                formatted.extend((by_id[ident], owned_cite(split(stored), pattern))
+                                 for ident, *stored in cache.units[key] if ident in by_id)
+            out.append(formatted)
         return out
 
     def alone(self) -> Styler | None:
         """This style without its subsequent-author-substitute ("———" for the author of
         the reference before): for a reference shown apart from the one before it in
-        its bibliography. None when the style substitutes nothing."""
+        its bibliography. None when the style substitutes nothing. Its order is never
+        asked, so where its texts are each reference's own (MLA), it formats and
+        caches each reference on its own."""
         if not self.substitutes:
             return None
         if self._alone is None:
@@ -187,10 +229,12 @@ class Styler:
                 self._tmp = tempfile.TemporaryDirectory(prefix="pubcli-style-")
                 path = Path(self._tmp.name) / self.path.name
                 path.write_bytes(data)
-            self._alone = Styler(path, locale=self.locale, cache=self._use_cache)
+            self._alone = Styler(path, locale=self.locale, cache=self._use_cache, order=False)
+            self._alone.what = "formatting references shown apart"
         return self._alone
 
-    def _format(self, missing: list[_Prepared], cache: _Cache) -> None:
+    def _format(self, missing: list[_Prepared], cache: StyleCache,
+                progress: Progress | None = None) -> None:
         """Format units: several per pandoc call (up to BATCH references) when the style
         cannot tie one unit's references to another's, else one call each; two calls
         at a time (citeproc's disambiguation grows faster than linearly, so a 10k
@@ -207,9 +251,17 @@ class Styler:
                     size = 0
                 batches[-1].append(p)
                 size += len(p[1])
+        total = sum(len(p[1]) for p in missing)
+        done = 0
+        if progress is not None:
+            progress(self.what, 0, total)
         with ThreadPoolExecutor(max_workers=2) as pool:
-            for done in pool.map(self._format_batch, batches):
-                cache.units.update(done)
+            for batch, formatted in zip(batches, pool.map(self._format_batch, batches),
+                                        strict=True):
+                cache.units.update(formatted)
+                done += sum(len(p[1]) for p in batch)
+                if progress is not None:
+                    progress(self.what, done, total)
         cache.dirty = True
 
     def _format_batch(self, batch: list[_Prepared]) -> dict[str, list]:
@@ -233,105 +285,23 @@ class Styler:
         return per
 
     # -- cache
-    def _cache_file(self) -> Path:
-        from ..store import cache_dir
+    def _load_cache(self) -> StyleCache:
+        from . import pandoc
 
-        return cache_dir() / f"cite-{self.digest[:20]}.json"
-
-    def _load_cache(self) -> _Cache:
-        import os
-
-        if self._cache is not None:
-            return self._cache
-        if not self._use_cache or os.environ.get("PUBCLI_NO_CACHE"):
-            self._cache = _Cache(None)
-            return self._cache
-        path = self._cache_file()
-        self._cache = _Cache(path)
-        try:
-            with open(path, encoding="utf-8") as fh:
-                payload = json.load(fh)
-            if payload.get("style") == self.digest and payload.get("version") == \
-                    MAPPING_VERSION and isinstance(payload.get("units"), dict):
-                self._cache.units = {k: v for k, v in payload["units"].items()
-                                     if _valid_unit(v)}
-        except (OSError, ValueError, AttributeError):
-            pass
+        if self._cache is None:
+            made_by = (MAPPING_VERSION, self.digest, self.locale or "",
+                       pandoc.find().identity, self.per_reference)
+            self._cache = StyleCache.load(self.digest, made_by) if self._use_cache \
+                else StyleCache(None)
         return self._cache
 
     def save(self) -> None:
-        """Write the cache if new units were formatted (a failure only costs time on
-        the next run)."""
-        from ..store import atomic_write
-
+        """Write the cache if new references were formatted (a failure only costs time
+        on the next run)."""
         if self._alone is not None:
             self._alone.save()
-        c = self._cache
-        if c is None or c.path is None or not c.dirty:
-            return
-        text = json.dumps({"style": self.digest, "version": MAPPING_VERSION,
-                           "units": c.pruned()}, ensure_ascii=False, sort_keys=True)
-        try:
-            c.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            atomic_write(c.path, text.encode("utf-8"))
-            c.dirty = False
-        except (OSError, PubcliError):
-            pass
-
-
-def _stored(ident: str, runs: Sequence[Span], it: dict, math: list[str]) -> list:
-    """A formatted reference as the cache keeps it: [id, runs (formulas as their TeX),
-    the title's text (for finding it in the reference)]."""
-    return [ident, [list(r) for r in _unmark(list(runs), math)],
-            _title_text(it.get("title", ""), math)]
-
-
-_CODE: list[str] = []
-
-
-def _code_digest() -> str:
-    """The digest of the code that maps records and reads pandoc's answer."""
-    if not _CODE:
-        h = hashlib.sha256()
-        for name in ("csl.py", "csltables.py", "cslmarkup.py", "citeproc.py", "cslstyle.py"):
-            h.update((Path(__file__).resolve().parent / name).read_bytes())
-        _CODE.append(h.hexdigest()[:16])
-    return _CODE[0]
-
-
-def _valid_unit(v: object) -> bool:
-    return isinstance(v, list) and all(
-        isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and
-        isinstance(e[2], str) and isinstance(e[1], list) and
-        all(isinstance(r, list) and len(r) == 4 and isinstance(r[0], str) for r in e[1])
-        for e in v)
-
-
-def _unmark(runs: list[Span], math: list[str]) -> list[Span]:
-    """Math placeholders back to math runs holding their TeX."""
-    out: list[Span] = []
-    for r in runs:
-        if not MARKS.search(r.text):
-            out.append(r)
-            continue
-        pos = 0
-        for m in MARKS.finditer(r.text):
-            if m.start() > pos:
-                out.append(r._replace(text=r.text[pos:m.start()]))
-            n = ord(m.group(0)) - MATH0
-            if 0 <= n < len(math):
-                out.append(Span(math[n], r.em, r.strong, math=True))
-            pos = m.end()
-        if pos < len(r.text):
-            out.append(r._replace(text=r.text[pos:]))
-    return out
-
-
-def _title_text(title: str, math: list[str]) -> str:
-    """The plain text of an item's CSL title, formulas as their TeX."""
-    text = re.sub(r"<[^>]+>", "", title)
-    return MARKS.sub(lambda m: math[ord(m.group(0)) - MATH0]
-                      if 0 <= ord(m.group(0)) - MATH0 < len(math) else "", text)
+        if self._cache is not None:
+            self._cache.save()
 
 
 def styler(style: str | None = None, csl: str | Path | None = None,

@@ -16,6 +16,7 @@ from functools import cached_property
 from collections.abc import Callable, Sequence
 
 from pubcli.usecases.grouping import Filters, group, select
+from pubcli.usecases.progress import Progress
 from pubcli.text.fold import fold
 from pubcli.schema.model import GroupBy, Record
 from pubcli.schema.types import type_group_order
@@ -85,12 +86,14 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
                owner: str | None = None, role: str | None = None,
                area_order: Sequence[str] = (), stamp: str | None = None,
                private_fields: Sequence[str] = PRIVATE_FIELDS,
-               max_authors: int = MAX_AUTHORS, styler=None) -> Page:
+               max_authors: int = MAX_AUTHORS, styler=None,
+               progress: Progress | None = None) -> Page:
     """The page for ``records`` (in file order): featured entries and the groupings.
 
     ``by`` lists the groupings, each a name or two joined by a comma ("type,year",
     nested); ``private_fields`` are left out of the BibTeX shown; ``styler`` (a
-    :class:`~.cslstyle.Styler`) adds each entry's reference in a citation style."""
+    :class:`~.cslstyle.Styler`) adds each entry's reference in a citation style
+    (``progress`` hears how far pandoc is through the references not cached)."""
     # newest first; records of the same month keep their order in the file
     chosen = sorted(select(records, filters), key=lambda r: (-(r.year or 0), -(r.month or 0)))
     private = tuple(dict.fromkeys((*PRIVATE_FIELDS, *private_fields)))
@@ -99,7 +102,7 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
         cache[id(rec)] = entry(rec, owner, source_text(rec), private=private,
                                max_authors=max_authors)
     if styler is not None:
-        chosen = _styled(chosen, styler, owner, private, cache)
+        chosen = _styled(chosen, styler, owner, private, cache, progress)
     entries = [cache[id(r)] for r in chosen]
     used: set[str] = {"featured", "main", "contents", "q", "status", "toc-h", "featured-h",
                       "facets"}
@@ -128,19 +131,19 @@ def year_units(records: Sequence[Record]) -> list[list[Record]]:
 
 
 def _styled(chosen: list[Record], styler, owner: str | None, private: Sequence[str],
-            cache: dict[int, Entry]) -> list[Record]:
+            cache: dict[int, Entry], progress: Progress | None = None) -> list[Record]:
     """Each year of the page formatted as one bibliography (so year suffixes and the
     style's sort happen); the records newest year first, in the style's order within
     a year."""
     rank: dict[int, int] = {}
     units = year_units(chosen)
-    for unit in styler.bibliographies(units, owner, private):
+    for unit in styler.bibliographies(units, owner, private, progress):
         for pos, (rec, cite) in enumerate(unit):
             cache[id(rec)].cite = cite
             rank[id(rec)] = pos
     alone = styler.alone()  # MLA: listings other than the year's show the author again
     if alone is not None:
-        for unit in alone.bibliographies(units, owner, private):
+        for unit in alone.bibliographies(units, owner, private, progress):
             for rec, cite in unit:
                 cache[id(rec)].cite_alone = cite
     return sorted(chosen, key=lambda r: (-(r.year or 0), rank.get(id(r), 0)))

@@ -1,0 +1,141 @@
+"""CPU time of styled exports (pandoc's citeproc): cold, warm, one entry changed.
+
+    python bench/bench_style_timing.py [--size 200 --size 10000] [--style apa ...]
+                                       [--runs 3] [--seed 1 ...] [--src DIR]
+
+Times whole `pubcli export html --style S` processes on libraries from
+bench/gen_library.py (each size and seed): **cold** (an empty cache folder: the
+library parsed and every reference formatted), **warm** (the cache filled) and
+**one changed** (the cache filled, then one entry's title edited, an entry in
+the middle of the file: the style's cache serves the others). CPU seconds are
+those of the whole process and its pandoc children (RUSAGE_CHILDREN); medians
+over --runs runs. Child processes run with byte-code caching on (the machine's
+PYTHONDONTWRITEBYTECODE is unset for them), as a user's would.
+
+A 10k cold run costs minutes of CPU: it is run once per size, seed and style
+(to fill the cache the warm and changed runs copy) and reported as a single
+figure; --cold-runs changes that. --src DIR times another checkout's src/ (a
+"before" in the same run). Aims (issue 20): 200 entries < 2 s cold, < 0.5 s
+warm; 10k with one entry changed < 5 s. Writes bench/out/style-timing.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+OUT = HERE / "out"
+STYLES = ["apa", "ieee", "acm", "chicago", "mla"]
+
+
+def timed(args: list[str], env: dict) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the process and its children)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def library(n: int, seed: int) -> Path:
+    OUT.mkdir(exist_ok=True)
+    path = OUT / f"styles-{n}-s{seed}.bib"
+    if not path.exists():
+        subprocess.run([sys.executable, str(HERE / "gen_library.py"), str(n), str(path),
+                        "--seed", str(seed)], check=True)
+    return path
+
+
+def changed(text: str, run: int) -> str:
+    """``text`` with the title of the entry in the middle of the file edited."""
+    starts = [m.end() for m in re.finditer(r"(?m)^\s*title\s*=\s*\{", text)]
+    at = starts[len(starts) // 2]
+    return text[:at] + f"Changed{run} " + text[at:]
+
+
+def environment(src: Path, cache: str) -> dict:
+    env = dict(os.environ, PUBCLI_CACHE_DIR=cache, PYTHONPATH=str(src))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def measure(src: Path, lib: Path, style: str, runs: int, cold_runs: int) -> dict:
+    text = lib.read_text(encoding="utf-8")
+    cold: list[tuple[float, float]] = []
+    warm: list[tuple[float, float]] = []
+    one: list[tuple[float, float]] = []
+    with tempfile.TemporaryDirectory(prefix="pubcli-timing-") as tmp:
+        base = Path(tmp)
+        filled = base / "filled"
+        for r in range(max(cold_runs, 1)):
+            cache = base / f"cold{r}"
+            work = base / f"lib-cold{r}.bib"
+            work.write_text(text, encoding="utf-8")
+            cmd = [sys.executable, "-m", "pubcli", "export", "html", "--style", style,
+                   "-o", str(base / "page.html"), "-l", str(work)]
+            cold.append(timed(cmd, environment(src, str(cache))))
+            if r == 0:
+                # the library's own parse cache is keyed on its path: keep one path
+                shutil.copytree(cache, filled)
+                shutil.copy(work, base / "lib.bib")
+        work = base / "lib.bib"
+        for r in range(runs):
+            cache = base / f"run{r}"
+            shutil.copytree(filled, cache)
+            work.write_text(text, encoding="utf-8")
+            cmd = [sys.executable, "-m", "pubcli", "export", "html", "--style", style,
+                   "-o", str(base / "page.html"), "-l", str(work)]
+            env = environment(src, str(cache))
+            timed(cmd, env)  # the library's parse cache for this path and the styles'
+            warm.append(timed(cmd, env))
+            work.write_text(changed(text, r), encoding="utf-8")
+            one.append(timed(cmd, env))
+            shutil.rmtree(cache)
+    return {k: {"cpu": round(statistics.median(c for _, c in v), 2),
+                "wall": round(statistics.median(w for w, _ in v), 2), "runs": len(v)}
+            for k, v in (("cold", cold), ("warm", warm), ("one_changed", one))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--size", type=int, action="append")
+    ap.add_argument("--style", action="append", choices=STYLES)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--cold-runs", type=int, default=None,
+                    help="cold runs (default: --runs below 2,000 entries, else 1)")
+    ap.add_argument("--seed", type=int, action="append")
+    ap.add_argument("--src", type=Path, default=ROOT / "src",
+                    help="the src/ folder of the pubcli to time")
+    args = ap.parse_args()
+    result: dict = {}
+    for n in args.size or [200]:
+        for seed in args.seed or [1]:
+            lib = library(n, seed)
+            for style in args.style or ["apa"]:
+                cold_runs = args.cold_runs if args.cold_runs is not None else \
+                    (args.runs if n < 2000 else 1)
+                key = f"{style} n={n} seed={seed}"
+                result[key] = measure(args.src.resolve(), lib, style, args.runs, cold_runs)
+                print(f"{key:26} " + "  ".join(
+                    f"{k} {v['cpu']:6.2f} s cpu ({v['wall']:.2f} wall)"
+                    for k, v in result[key].items()), flush=True)
+    OUT.mkdir(exist_ok=True)
+    (OUT / "style-timing.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
