@@ -245,12 +245,17 @@ _RAW_TEX = re.compile(r"\\[A-Za-z]|``|''|[{}]|\d--\d")
 
 
 def _only_added(want: str, got: str) -> bool:
-    """Whether pubcli's text is pandoc's with words added (none taken away)."""
+    """Whether pubcli's text is pandoc's with characters added (none taken away)."""
     import difflib
 
-    a, b = want.split(), got.split()
-    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    ops = difflib.SequenceMatcher(None, want, got, autojunk=False).get_opcodes()
     return all(op in ("equal", "insert") for op, *_ in ops)
+
+
+def _composed(text: str) -> str:
+    """NFC, with a dotless i and an accent as the accented i they print as."""
+    text = unicodedata.normalize("NFD", text).replace("\u0131\u0301", "i\u0301")
+    return unicodedata.normalize("NFC", text.replace("\u0131\u0300", "i\u0300"))
 
 
 def _fields(rec, *names: str) -> str:
@@ -280,8 +285,7 @@ WHYS: tuple[Why, ...] = (
         or "doi.org/http://dx.doi.org/" in w,
         "doi = {https://doi.org/10...}: the DOI is the part after the resolver "
         "(schema.values.parse_doi); pandoc puts the resolver in front a second time", True),
-    Why("Unicode composition", lambda r, w, g: unicodedata.normalize("NFC", w) ==
-        unicodedata.normalize("NFC", g),
+    Why("Unicode composition", lambda r, w, g: _composed(w) == _composed(g),
         "the same characters, composed differently ({\\'\\i} is one í to pubcli, "
         "a dotless i and a combining accent to pandoc): they print alike", True),
     Why("upper-case AND between names", lambda r, w, g: bool(re.search(r"\sAND\s", _people(r))),
@@ -292,13 +296,26 @@ WHYS: tuple[Why, ...] = (
         "biblatex prints booksubtitle, mainsubtitle, journalsubtitle and the title "
         "addons after their titles; pandoc drops them", True),
     Why("argument of a TeX command dropped by pandoc",
-        lambda r, w, g: bool(re.search(r"\\(?:mbox|hbox|BibTeX|TeX|LaTeX|METAFONT|MF|"
+        lambda r, w, g: _only_added(w, g) and bool(re.search(r"\\(?:mbox|hbox|BibTeX|TeX|LaTeX|METAFONT|MF|"
                                        r"AMS|emdash|endash|textemdash|---)",
                                        _fields(r, "title", "journal", "booktitle",
                                                "howpublished", "note", "series",
                                                "publisher"))),
         "\\mbox{G-Animal's} prints its argument and \\BibTeX, \\METAFONT, \\TeX print "
         "their logos' letters; pandoc drops what such commands print", True),
+    Why("issue field", lambda r, w, g: bool(r.fields.get("issue")) and not r.fields.get("number"),
+        "biblatex's issue (an article's issue) is CSL's issue; pandoc drops it", True),
+    Why("language of a non-English work",
+        lambda r, w, g: bool(csl.language(r)) and not csl.language(r).startswith("en"),
+        "the entry's langid/hyphenation/language names another language: CSL changes "
+        "the case of English titles only (CSL 1.0.2, 'Text-case'), so pubcli passes the "
+        "language and keeps the case (German nouns stay capitalised); pandoc takes a "
+        "language field as English", True),
+    Why("emphasis inside an italic title", lambda r, w, g: "<em><em>" in w
+        or bool(re.search(r"<em>[^<]*<em>", w)),
+        "\\emph inside an italic title turns upright, as LaTeX's \\emph and CSL's "
+        "flip-flop formatting do; pandoc nests one italic in another, which shows "
+        "nothing", True),
     Why("text of a TeX command dropped by pandoc", lambda r, w, g: _only_added(w, g)
         and bool(re.search(r"\\[A-Za-z]{2,}", _fields(r, "title", "journal", "booktitle",
                                                       "howpublished", "note", "series",
@@ -313,8 +330,6 @@ WHYS: tuple[Why, ...] = (
         lambda r, w, g: bool(re.search(r"(?:^|[\s,{])\{\\", _people(r))),
         "BibTeX abbreviates {\\'E}douard to {\\'E}. (a braced special character is one "
         "letter, btxdoc 'Names'); pandoc keeps the given name whole", True),
-    Why("issue field", lambda r, w, g: bool(r.fields.get("issue")) and not r.fields.get("number"),
-        "biblatex's issue (an article's issue) is CSL's issue; pandoc drops it", True),
     Why("Master's thesis", lambda r, w, g: "Master's" in w and "Master\u2019s" in g,
         "TeX typesets ' as a closing quote (’): pandoc's default genre keeps a straight "
         "apostrophe", True),
@@ -322,8 +337,17 @@ WHYS: tuple[Why, ...] = (
         and "arxiv" not in w.lower(),
         "an arXiv preprint is mapped as Zotero maps one (publisher arXiv, number "
         "arXiv:ID, from eprint/archiveprefix or the URL); pandoc ignores eprint", True),
+    Why("biblatex punctuation command", lambda r, w, g: bool(re.search(
+        r"\\(?:psq|psqq|adddot|addcomma|addspace|addcolon|addsemicolon|addperiod)\b",
+        " ".join(r.fields.values()))),
+        "pubcli is wrong: biblatex's \\psq (et seq.) and \\adddot are read as their "
+        "letters (98psq, Westfadddot); the rule belongs to pubcli.text.latex", False),
+    Why("parenthesised full name", lambda r, w, g: bool(re.search(r"\(", _people(r))),
+        "both are wrong: an author written 'Goudy, Frederic W. (Frederic William)' is no "
+        "BibTeX name; pandoc and pubcli split it differently", False),
     Why("ftp or mailto address",
-        lambda r, w, g: bool(re.search(r"Available: (?:ftp|mailto):", w)),
+        lambda r, w, g: bool(re.search(r"(?:ftp|mailto|file):", w)) and not
+        re.search(r"(?:ftp|mailto|file):", g),
         "pubcli's CSL-JSON and page link only http(s) addresses (schema.values.web_link); "
         "pandoc prints any url field", False),
 )

@@ -452,9 +452,11 @@ def test_a_year_that_says_more_than_its_number_is_printed_as_written(cli, tmp_pa
 @book{circa, title = {A}, year = {c. 1934}}
 @book{span, title = {B}, year = {1924--50}}
 @book{hack, title = {C}, year = {{\noopsort{1973c}}1981}, month = nov}
+@book{macro, title = {D}, year = {{\noopsort{1973a}}{\switchargs{--90}{1968}}}}
 """)
-    circa, span, hack = json.loads(export(cli, "csl-json", "-l", lib))
-    validate([circa, span, hack])
+    circa, span, hack, macro = json.loads(export(cli, "csl-json", "-l", lib))
+    validate([circa, span, hack, macro])
+    assert macro["issued"] == {"date-parts": [[1968]]}
     assert circa["issued"] == {"literal": "c. 1934"}
     assert span["issued"] == {"date-parts": [[1924], [1950]]}
     assert hack["issued"] == {"date-parts": [[1981, 11]]}

@@ -116,8 +116,12 @@ def _year_written(rec: Record) -> dict | None:
     """A ``year`` that says more than its number, as BibTeX prints it: a range
     (``1924--50``: 1924 to 1950) as a date range, any other text (``c. 1934``,
     ``1855?``, ``1979, 1980``) as a literal date; None for the number alone (sort
-    hacks such as ``{\noopsort{1973c}}1981`` print nothing)."""
-    text = field_text(values.strip_sort_hacks(rec.fields.get("year", ""))).strip()
+    hacks such as ``{\\noopsort{1973c}}1981`` print nothing) and for a year holding
+    any other command (what it prints is not known)."""
+    raw = values.strip_sort_hacks(rec.fields.get("year", ""))
+    if "\\" in raw:  # a macro of the file's @preamble (\\switchargs): only its number is known
+        return None
+    text = field_text(raw).strip()
     if not text or text == str(rec.year) or text.lstrip("0") == str(rec.year).lstrip("0") \
             or text.strip("{}.") == str(rec.year):
         return None
