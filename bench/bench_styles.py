@@ -1,6 +1,7 @@
 """How many of pubcli's styled references equal pandoc --citeproc reading the .bib itself.
 
-    python bench/bench_styles.py [--style apa ...] [--max-entries 500] [--diff N] [BIB ...]
+    python bench/bench_styles.py [--style apa ...] [--max-entries 500] [--diff N]
+                                 [--texlive K] [--sample-seed S] [BIB ...]
     python bench/bench_styles.py --timing 200 10000 [--style apa] [--runs 3] [--seed 1 ...]
 
 For each shipped style and each .bib file (default: every file under tests/corpus
@@ -12,7 +13,14 @@ compared as the HTML of each entry with links, spans and the numeric label
 removed and white space collapsed (italic, bold, MathML kept: math is MathML on
 both sides). Entries whose key occurs twice in a file are left out (pandoc keeps
 one of them). Prints agreement per style and writes bench/out/styles.json;
---diff N prints the first N differences per style.
+--diff N prints the first N differences per style. Every difference is put in a
+class (bench/style_whys.py: the test, and why one side is right); the table per style gives
+count, one example and the reason, and the agreement is printed again without the
+classes where pandoc misreads the .bib. --texlive K adds up to K entries of each
+common type from every TeX Live bibliography (bench/corpus.py fetches them).
+pandoc's references are cached in bench/out/pandoc-refs (they depend on the file,
+the style and pandoc only); PUBCLI_PANDOC=... picks the pandoc (the styles extra's
+is 3.x; Debian's 2.17 formats Chicago some 30 times slower).
 
 --timing times whole `pubcli export html --style S` processes on generated
 libraries (bench/gen_library.py): cold (empty cache), warm, and re-exported after
@@ -39,9 +47,11 @@ OUT = HERE / "out"
 sys.path.insert(0, str(ROOT / "src"))
 
 from pubcli import store  # noqa: E402
+from pubcli.errors import PubcliError  # noqa: E402
 from pubcli.exporters import pandoc  # noqa: E402
 from pubcli.schema.inherit import publications  # noqa: E402
 from pubcli.exporters.styles import STYLE_DIR, STYLES  # noqa: E402
+from style_whys import print_why_table, why_table  # noqa: E402
 
 _ENTRY = re.compile(r'<div id="ref-([^"]*)" class="csl-entry"[^>]*>(.*?)</div>\s*(?=<div id="ref-|</div>\s*$)',
                     re.S)
@@ -58,6 +68,22 @@ def normal(fragment: str) -> str:
 
 
 def pandoc_refs(bib: Path, style: Path) -> dict[str, str]:
+    """pandoc's references for ``bib`` in ``style``, cached under bench/out by the
+    digest of the file, the style and pandoc (they do not depend on pubcli)."""
+    import hashlib
+
+    exe = pandoc.find()
+    digest = hashlib.sha256(bib.read_bytes() + style.read_bytes() + exe.identity.encode())
+    cached = OUT / "pandoc-refs" / f"{digest.hexdigest()[:32]}.json"
+    if cached.exists():
+        return json.loads(cached.read_text(encoding="utf-8"))
+    refs = _pandoc_refs(bib, style)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(refs, ensure_ascii=False), encoding="utf-8")
+    return refs
+
+
+def _pandoc_refs(bib: Path, style: Path) -> dict[str, str]:
     doc = "---\nnocite: '@*'\n---\n"
     out = pandoc.run(["--citeproc", "-f", "markdown", "-t", "html", "--mathml",
                       "--wrap=none", "--bibliography", str(bib), "--csl", str(style),
@@ -78,21 +104,28 @@ def runs_html(runs, math) -> str:
     return "".join(out)
 
 
-def pubcli_refs(bib: Path, style: Path) -> dict[str, str]:
-    from pubcli.exporters import cslstyle
-
+def measured_records(bib: Path) -> list:
+    """pubcli's reading of ``bib`` (crossref/xdata inherited), keys used once only."""
     lib = store.load(bib, use_cache=False, write_cache=False, display=True)
     recs = publications(lib.records)
     counts = Counter(r.key for r in recs)
-    recs = [r for r in recs if counts[r.key] == 1]
-    styler = cslstyle.Styler(style, cache=False)
-    [unit] = styler.bibliographies([recs], owner=None)
-    from pubcli.exporters import mathml
+    return [r for r in recs if counts[r.key] == 1]
 
-    tex = sorted({s.text for _, c in unit for part in c for s in part if s.math})
+
+def pubcli_refs(units: list[list], style: Path) -> list[dict[str, str]]:
+    """pubcli's references of each unit (one file's records) in ``style``: one
+    bibliography per unit."""
+    from pubcli.exporters import cslstyle, mathml
+
+    styler = cslstyle.Styler(style, cache=False)
+    # one call per unit: formatted together, two files' references of one author and
+    # year would get year suffixes from each other
+    done = [styler.bibliographies([unit], owner=None)[0] for unit in units]
+    tex = sorted({s.text for unit in done for _, c in unit for part in c for s in part
+                  if s.math})
     math = dict(zip(tex, mathml.to_mathml(tex), strict=True))
-    return {rec.key: normal(runs_html([s for part in c for s in part], math))
-            for rec, c in unit}
+    return [{rec.key: normal(runs_html([s for part in c for s in part], math))
+             for rec, c in unit} for unit in done]
 
 
 def corpus_files(max_entries: int) -> list[Path]:
@@ -106,20 +139,112 @@ def corpus_files(max_entries: int) -> list[Path]:
     return out
 
 
+# Entry types sampled from TeX Live's bibliographies: the common ones of BibTeX and biblatex.
+COMMON_TYPES = ("article", "inproceedings", "incollection", "inbook", "book", "proceedings",
+                "techreport", "report", "phdthesis", "mastersthesis", "thesis", "misc",
+                "manual", "unpublished", "online", "collection", "booklet")
+
+
+def texlive_sample(per_type: int, seed: int, skip: set[Path]) -> list[Path]:
+    """Real entries of common types from TeX Live's bibliographies (bench/corpus.py
+    fetches them into bench/out/corpus): from each file not already measured, up to
+    ``per_type`` entries of each type in COMMON_TYPES, chosen at random (``seed``), with
+    the crossref/xdata parents they name and all the file's text between entries
+    (@string, @preamble), written as one .bib per source file under
+    bench/out/texlive-sample (kept: later runs reuse it)."""
+    import random
+
+    import corpus
+
+    folder = OUT / f"texlive-sample-{per_type}-s{seed}"
+    if (folder / ".done").exists():
+        return sorted(folder.glob("*.bib"))
+    folder.mkdir(parents=True, exist_ok=True)
+    skipped = {p.name for p in skip}
+    out = []
+    for src in corpus.fetch(OUT / "corpus"):
+        if src.name in skipped or src.stat().st_size < 200:
+            continue
+        try:
+            lib = store.load(src, use_cache=False, write_cache=False)
+        except PubcliError as exc:  # a file pubcli cannot read (not UTF-8) is not sampled
+            print(f"  sample: skip {src.name}: {exc}", file=sys.stderr)
+            continue
+        text = lib.document.text
+        recs = [r for r in lib.records if r.source is not None]
+        counts = Counter(r.key.casefold() for r in recs)
+        recs = [r for r in recs if counts[r.key.casefold()] == 1]
+        by_key = {r.key.casefold(): r for r in recs}
+        rng = random.Random(f"{seed}:{src.name}")
+        chosen: dict[str, object] = {}
+        for kind in COMMON_TYPES:
+            of_kind = [r for r in recs if r.type == kind]
+            for r in rng.sample(of_kind, min(per_type, len(of_kind))):
+                chosen[r.key.casefold()] = r
+                for ref in ("crossref", "xdata"):
+                    for parent in r.fields.get(ref, "").split(","):
+                        if parent.strip().casefold() in by_key:
+                            chosen[parent.strip().casefold()] = by_key[parent.strip().casefold()]
+        if not chosen:
+            continue
+        spans = sorted((r.source.start, r.source.end) for r in recs)
+        between, pos = [], 0
+        for start, end in spans:
+            between.append(text[pos:start])
+            pos = end
+        between.append(text[pos:])
+        strings = "\n".join(_string_blocks("".join(between)))
+        body = "\n\n".join(text[r.source.start:r.source.end]
+                            for r in sorted(chosen.values(), key=lambda r: r.source.start))
+        name = f"{src.parent.name}-{src.stem}.bib"
+        (folder / name).write_text(strings + "\n\n" + body + "\n", encoding="utf-8")
+        out.append(folder / name)
+    (folder / ".done").write_text("ok\n")
+    return sorted(out)
+
+
+def _string_blocks(text: str) -> list[str]:
+    """The @string and @preamble blocks of ``text``, each as written."""
+    out = []
+    for m in re.finditer(r"(?i)@\s*(?:string|preamble)\s*([{(])", text):
+        close = "}" if m.group(1) == "{" else ")"
+        depth, i = 0, m.end()
+        while i < len(text):
+            c = text[i]
+            if c == "{":
+                depth += 1
+            elif c == "}" and depth:
+                depth -= 1
+            elif c == close and depth == 0:
+                out.append(text[m.start():i + 1])
+                break
+            i += 1
+    return out
+
+
 def agreement(files: list[Path], styles: list[str], show: int) -> dict:
     result = {}
+    units = {}
+    for f in files:
+        try:
+            units[f] = measured_records(f)
+        except PubcliError as exc:  # not UTF-8: pubcli says so and reads nothing
+            print(f"  skip {f.relative_to(ROOT)}: {exc}"[:160], file=sys.stderr)
+    files = list(units)
     for name in styles:
         style = STYLE_DIR / STYLES[name]
         same = total = 0
         diffs = []
         t0 = time.perf_counter()
+        refs = {}
         for f in files:
             try:
-                ref = pandoc_refs(f, style)
+                refs[f] = pandoc_refs(f, style)
             except pandoc.PandocFailed as exc:
                 print(f"  skip {f.relative_to(ROOT)}: {exc.message[:100]}", file=sys.stderr)
-                continue
-            mine = pubcli_refs(f, style)
+        mine_all = pubcli_refs([units[f] for f in refs], style)
+        by_key = {f: {r.key: r for r in units[f]} for f in refs}
+        for (f, ref), mine in zip(refs.items(), mine_all, strict=True):
             for key, want in ref.items():
                 if key not in mine:
                     continue
@@ -127,14 +252,23 @@ def agreement(files: list[Path], styles: list[str], show: int) -> dict:
                 if mine[key] == want:
                     same += 1
                 else:
-                    diffs.append((str(f.relative_to(ROOT)), key, want, mine[key]))
+                    diffs.append((str(f.relative_to(ROOT)), by_key[f][key], want, mine[key]))
+        table = why_table(name, diffs)
+        misread = sum(row["count"] for row in table.values() if row["pandoc_misreads"])
+        rest = total - misread
         result[name] = {"equal": same, "total": total,
                         "percent": round(100 * same / total, 1) if total else None,
+                        "pandoc_misreads": misread,
+                        "percent_without_misreads": round(100 * same / rest, 1) if rest else None,
                         "seconds": round(time.perf_counter() - t0, 1),
-                        "differences": diffs}
-        print(f"{name:8} {same:4}/{total:<4} equal ({result[name]['percent']}%)")
-        for f, key, want, got in diffs[:show]:
-            print(f"   {f} {key}\n     pandoc: {want}\n     pubcli: {got}")
+                        "classes": table,
+                        "differences": [(f, r.key, want, got) for f, r, want, got in diffs]}
+        print(f"{name:8} {same:4}/{total:<4} equal ({result[name]['percent']}%); "
+              f"without the {misread} pandoc misreads: {same}/{rest} "
+              f"({result[name]['percent_without_misreads']}%)", flush=True)
+        print_why_table(name, table)
+        for f, rec, want, got in diffs[:show]:
+            print(f"   {f} {rec.key}\n     pandoc: {want}\n     pubcli: {got}")
     return result
 
 
@@ -200,6 +334,10 @@ def main() -> None:
     ap.add_argument("--style", action="append", choices=list(STYLES))
     ap.add_argument("--max-entries", type=int, default=500)
     ap.add_argument("--diff", type=int, default=0)
+    ap.add_argument("--texlive", type=int, default=0, metavar="K",
+                    help="also measure up to K sampled entries of each common type from "
+                         "every TeX Live bibliography (bench/corpus.py fetches them)")
+    ap.add_argument("--sample-seed", type=int, default=1)
     ap.add_argument("--timing", type=int, nargs="*", metavar="N",
                     help="time styled exports of generated libraries of N entries "
                          "(e.g. --timing 200 10000) instead of measuring agreement")
@@ -207,7 +345,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, action="append")
     args = ap.parse_args()
     exe = pandoc.find()
-    print(f"pandoc {exe.version_text} ({exe.path})", flush=True)
+    version = ".".join(map(str, exe.version))
+    print(f"pandoc {version} ({exe.path})", flush=True)
     if args.timing is not None:
         result = timings(args.timing or [200], args.style or ["apa"], args.runs,
                          args.seed or [1])
@@ -215,10 +354,12 @@ def main() -> None:
         (OUT / "styles-timing.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
         return
     files = [b.resolve() for b in args.bib] or corpus_files(args.max_entries)
+    if args.texlive:
+        files += texlive_sample(args.texlive, args.sample_seed, set(files))
     print(f"{len(files)} files")
     result = agreement(files, args.style or list(STYLES), args.diff)
     OUT.mkdir(exist_ok=True)
-    (OUT / "styles.json").write_text(json.dumps({"pandoc": exe.version_text, "styles": result},
+    (OUT / "styles.json").write_text(json.dumps({"pandoc": version, "styles": result},
                                                 ensure_ascii=False, indent=1), encoding="utf-8")
 
 

@@ -453,3 +453,20 @@ def test_useprefix_and_arxiv_copies_follow_biblatex_and_say_things_once(cli, tmp
     text = cli("list", "--format", "text", "--style", "apa", "-l", lib).stdout
     assert "van Gennep, A. (1909)" in text and "Beethoven, L. van. (1909)" in text
     assert "arXiv (math/0307200)" not in text and text.count("arXiv:0901.3725") == 1
+
+
+def test_a_year_that_says_more_than_its_number_is_printed_as_written(cli, tmp_path):
+    # BibTeX prints the year field as written: "c. 1934" stays, a range is a range,
+    # a sort hack prints nothing
+    lib = write(tmp_path / "y.bib", r"""
+@book{circa, title = {A}, year = {c. 1934}}
+@book{span, title = {B}, year = {1924--50}}
+@book{hack, title = {C}, year = {{\noopsort{1973c}}1981}, month = nov}
+@book{macro, title = {D}, year = {{\noopsort{1973a}}{\switchargs{--90}{1968}}}}
+""")
+    circa, span, hack, macro = json.loads(export(cli, "csl-json", "-l", lib))
+    validate([circa, span, hack, macro])
+    assert macro["issued"] == {"date-parts": [[1968]]}
+    assert circa["issued"] == {"literal": "c. 1934"}
+    assert span["issued"] == {"date-parts": [[1924], [1950]]}
+    assert hack["issued"] == {"date-parts": [[1981, 11]]}

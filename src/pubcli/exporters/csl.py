@@ -26,7 +26,7 @@ from .csltables import (ARTICLE_LIKE, BIBSTRINGS, BRITISH_VARIANTS, CHAPTER_LIKE
                         COUNTRY_STRINGS, CSL_TYPES, LANGUAGES, SERIES_NUMBER, SERIES_STRINGS)
 
 # Bumped whenever item() maps a record differently or the cache's layout changes.
-MAPPING_VERSION = 3
+MAPPING_VERSION = 4
 
 EPRINT_URLS = {"arxiv": "https://arxiv.org/abs/", "jstor": "https://www.jstor.org/stable/",
                 "pubmed": "https://www.ncbi.nlm.nih.gov/pubmed/",
@@ -97,6 +97,9 @@ def issued(rec: Record) -> dict | None:
     if rec.year is None:
         year = field_text(rec.fields.get("year"))
         return {"literal": year} if year else None
+    written = _year_written(rec)
+    if written is not None:
+        return written
     parts = [rec.year]
     if rec.month:
         parts.append(rec.month)
@@ -104,6 +107,31 @@ def issued(rec: Record) -> dict | None:
         if day.isdigit():
             parts.append(int(day))
     return {"date-parts": [parts]}
+
+
+_YEAR_RANGE = re.compile(r"(-?\d{1,4})\s*[-\u2013/]+\s*(\d{1,4})")
+
+
+def _year_written(rec: Record) -> dict | None:
+    """A ``year`` that says more than its number, as BibTeX prints it: a range
+    (``1924--50``: 1924 to 1950) as a date range, any other text (``c. 1934``,
+    ``1855?``, ``1979, 1980``) as a literal date; None for the number alone (sort
+    hacks such as ``{\\noopsort{1973c}}1981`` print nothing) and for a year holding
+    any other command (what it prints is not known)."""
+    raw = values.strip_sort_hacks(rec.fields.get("year", ""))
+    if "\\" in raw:  # a macro of the file's @preamble (\\switchargs): only its number is known
+        return None
+    text = field_text(raw).strip()
+    if not text or text == str(rec.year) or text.lstrip("0") == str(rec.year).lstrip("0") \
+            or text.strip("{}.") == str(rec.year):
+        return None
+    m = _YEAR_RANGE.fullmatch(text)
+    if m and int(m.group(1)) == rec.year:
+        first, last = m.group(1), m.group(2)
+        end = int(first[:len(first) - len(last)] + last) if len(last) < len(first) else int(last)
+        if end > rec.year:
+            return {"date-parts": [[rec.year], [end]]}
+    return {"literal": text}
 
 
 def arxiv_id(rec: Record) -> str | None:

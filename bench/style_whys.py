@@ -1,0 +1,218 @@
+"""Why a reference of pubcli differs from pandoc's (bench/bench_styles.py's classes).
+
+Each class (:class:`Why`) has a test on the record as pubcli read it, pandoc's text and
+pubcli's (both as bench_styles normalises them), the reason one side is right, and
+whether pandoc misreads the .bib there or pubcli differs. A difference goes to the
+first class whose test it passes, with year suffixes set aside; none: unexplained.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+from pubcli.exporters import csl, csltables  # noqa: E402
+
+
+class Why(NamedTuple):
+    """A class of differences: its name, the test that puts a difference in it (the
+    record as pubcli read it, pandoc's text, pubcli's), the reason one side is right,
+    and whether pandoc misreads the .bib there (True) or pubcli differs (False)."""
+
+    name: str
+    test: Callable[[Any, str, str], bool]
+    reason: str
+    pandoc_misreads: bool
+
+
+_SUFFIX = re.compile(r"(?<=\d{4})[a-z](?=[).,;:\s])|(?<=n\.d\.)-[a-z](?=[).,;:\s])")
+_MONTH_WORD = re.compile(r"\b(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|"
+                         r"July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|"
+                         r"Dec(?:ember)?)\b")
+
+
+_RAW_TEX = re.compile(r"\\[A-Za-z]|``|''|[{}]|\d--\d")
+
+
+def _only_added(want: str, got: str) -> bool:
+    """Whether pubcli's text is pandoc's with characters added (none taken away)."""
+    import difflib
+
+    # in any case: a title-casing style capitalises the word after what pandoc dropped
+    ops = difflib.SequenceMatcher(None, want.lower(), got.lower(), autojunk=False).get_opcodes()
+    # (where pandoc keeps the space after a command, TeX's own rule eats it)
+    return all(op in ("equal", "insert") or (op == "replace" and not want[i:j].strip())
+               for op, i, j, _, _ in ops)
+
+
+def _composed(text: str) -> str:
+    """NFC, with a dotless i and an accent as the accented i they print as."""
+    text = re.sub("\u0131(?=[\u0300-\u036f])", "i", unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFC", text)
+
+
+def _only_given_names(rec, want: str, got: str) -> bool:
+    """Whether the words pandoc has and pubcli lacks are all given names of the entry."""
+    given = {g for role in ("author", "editor", "translator", "bookauthor")
+             for n in csl.names(rec.fields.get(role)) for g in n.get("given", "").split()}
+    lacking = set(want.split()) - set(got.split())
+    return bool(lacking) and all(w.strip(".,;:()") in given for w in lacking)
+
+
+def _fields(rec, *names: str) -> str:
+    return " ".join(rec.fields.get(n, "") for n in names)
+
+
+def _people(rec) -> str:
+    return _fields(rec, "author", "editor", "translator", "bookauthor")
+
+
+WHYS: tuple[Why, ...] = (
+    Why("crossref", lambda r, w, g: bool(r.fields.get("crossref") or r.fields.get("xdata")),
+        "BibTeX copies every field an entry lacks from its crossref parent (btxdoc, "
+        "'Cross-referencing'); biblatex does too, renaming titles; pandoc inherits "
+        "only some fields or none, so its reference lacks the journal, book or publisher",
+        True),
+    Why("year suffix only", lambda r, w, g: w == g,
+        "the texts are the same but for a year suffix (2010a): another reference of the "
+        "same author and year reads differently (crossref, a date), and disambiguation "
+        "counts the whole bibliography", True),
+    Why("TeX left raw by pandoc",
+        lambda r, w, g: bool(_RAW_TEX.search(w)) and not _RAW_TEX.search(g),
+        "pandoc prints TeX it does not read as text (\\noopsort, \\unskip, ``quotes'', "
+        "--, {braces} of a type field); BibTeX typesets it: pubcli prints what TeX "
+        "prints", True),
+    Why("DOI written as a URL", lambda r, w, g: bool(re.match(
+        r"(?i)\s*(?:https?://|doi:)", r.fields.get("doi", ""))),
+        "doi = {https://doi.org/10...}: the DOI is the part after the resolver "
+        "(schema.values.parse_doi); pandoc puts the resolver in front a second time", True),
+    Why("Unicode composition", lambda r, w, g: _composed(w) == _composed(g),
+        "the same characters, composed differently ({\\'\\i} is one í to pubcli, "
+        "a dotless i and a combining accent to pandoc): they print alike", True),
+    Why("upper-case AND between names", lambda r, w, g: bool(re.search(r"\sAND\s", _people(r))),
+        "BibTeX and biber split name lists at 'and' in any case (AND, And); pandoc only "
+        "at lower-case 'and', so it reads two people as one", True),
+    Why("biblatex subtitle fields", lambda r, w, g: bool(_fields(r, "booksubtitle",
+        "mainsubtitle", "journalsubtitle", "booktitleaddon", "maintitleaddon").strip()),
+        "biblatex prints booksubtitle, mainsubtitle, journalsubtitle and the title "
+        "addons after their titles; pandoc drops them", True),
+    Why("argument of a TeX command dropped by pandoc",
+        lambda r, w, g: _only_added(w, g) and bool(re.search(r"\\(?:mbox|hbox|BibTeX|TeX|LaTeX|METAFONT|MF|"
+                                       r"AMS|emdash|endash|textemdash|---)",
+                                       _fields(r, "title", "journal", "booktitle",
+                                               "howpublished", "note", "series",
+                                               "publisher"))),
+        "\\mbox{G-Animal's} prints its argument and \\BibTeX, \\METAFONT, \\TeX print "
+        "their logos' letters; pandoc drops what such commands print", True),
+    Why("issue field", lambda r, w, g: bool(r.fields.get("issue")) and not r.fields.get("number"),
+        "biblatex's issue (an article's issue) is CSL's issue; pandoc drops it", True),
+    Why("language of a non-English work",
+        lambda r, w, g: bool(csl.language(r)) and not csl.language(r).startswith("en")
+        and w.lower() == g.lower(),
+        "the entry's langid/hyphenation/language names another language: CSL changes "
+        "the case of English titles only (CSL 1.0.2, 'Text-case'), so pubcli passes the "
+        "language and keeps the case (German nouns stay capitalised); pandoc takes a "
+        "language field as English", True),
+    Why("biblatex localisation key", lambda r, w, g: (w.lower() == g.lower() and (
+        r.fields.get("series", "").strip().lower() in csltables.SERIES_STRINGS
+        or r.fields.get("type", "").strip().lower() in csltables.BIBSTRINGS))
+        or ("country" in r.fields.get("location", "").lower() and _only_added(w, g)),
+        "series = {newseries}, location = {countryfr}: biblatex prints its English "
+        "strings ('new series' in lower case inside a sentence, 'France'); pandoc "
+        "capitalises the one and drops the other", True),
+    Why("———: another reference before", lambda r, w, g: w.startswith("———")
+        != g.startswith("———"),
+        "MLA's ——— stands for the author of the reference before: where another "
+        "reference of the author reads differently (\\BibTeX in its title), the order "
+        "and so the ——— change", True),
+    Why("emphasis inside an italic title", lambda r, w, g: "<em><em>" in w
+        or bool(re.search(r"<em>[^<]*<em>", w)),
+        "\\emph inside an italic title turns upright, as LaTeX's \\emph and CSL's "
+        "flip-flop formatting do; pandoc nests one italic in another, which shows "
+        "nothing", True),
+    Why("text of a TeX command dropped by pandoc", lambda r, w, g: _only_added(w, g)
+        and bool(re.search(r"\\[A-Za-z]{2,}", _fields(r, "title", "journal", "booktitle",
+                                                      "howpublished", "note", "series",
+                                                      "publisher", "address", "type"))),
+        "pubcli's reference holds pandoc's and more, and the entry uses a TeX command "
+        "(\\PS, \\MP, \\EPIC, a logo defined in @preamble): BibTeX prints what the "
+        "command prints, pandoc drops it", True),
+    Why("month pandoc cannot read", lambda r, w, g: bool(r.fields.get("month")) and
+        not re.fullmatch(r"\s*(?:\d{1,2}|[A-Za-z]{3})\s*", r.fields["month"])
+        and _only_added(w, g) and bool(_MONTH_WORD.search(g)) and not _MONTH_WORD.search(w),
+        "month = \"November\", nov # \", \" # dec, sep # \"/\" # oct: BibTeX prints the "
+        "month as written; pandoc reads only a lone macro or number and drops the month; "
+        "pubcli reads the (first) month", True),
+    Why("initial of a braced letter",
+        lambda r, w, g: bool(re.search(r"(?:^|[\s,{])\{\\", _people(r)))
+        and _only_given_names(r, w, g),
+        "BibTeX abbreviates {\\'E}douard to {\\'E}. (a braced special character is one "
+        "letter, btxdoc 'Names'); pandoc keeps the given name whole", True),
+    Why("Master's thesis", lambda r, w, g: "Master's" in w and "Master\u2019s" in g,
+        "TeX typesets ' as a closing quote (’): pandoc's default genre keeps a straight "
+        "apostrophe", True),
+    Why("arXiv preprint", lambda r, w, g: bool(csl.arxiv_id(r)) and (
+        ("arXiv:" in g and "arXiv:" not in w) or ("arxiv.org" in g and "arxiv.org" not in w)),
+        "an arXiv preprint is mapped as Zotero maps one (publisher arXiv, number "
+        "arXiv:ID, from eprint/archiveprefix or the URL); pandoc ignores eprint", True),
+    Why("biblatex punctuation command", lambda r, w, g: bool(re.search(
+        r"\\(?:psq|psqq|adddot|addcomma|addspace|addcolon|addsemicolon|addperiod)\b",
+        " ".join(r.fields.values()))),
+        "pubcli is wrong: biblatex's \\psq (et seq.) and \\adddot are read as their "
+        "letters (98psq, Westfadddot); the rule belongs to pubcli.text.latex", False),
+    Why("parenthesised full name", lambda r, w, g: bool(re.search(r"\(", _people(r))),
+        "both are wrong: an author written 'Goudy, Frederic W. (Frederic William)' is no "
+        "BibTeX name; pandoc and pubcli split it differently", False),
+    Why("sentence case after an abbreviation", lambda r, w, g: w.lower() == g.lower()
+        and not r.fields.get("langid"),
+        "pubcli differs: pandoc's sentence case lowers or keeps a capitalised word after "
+        "an abbreviation ('Proc. Int. Conf. commun.', 'donald E. knuth') by a rule "
+        "pubcli.exporters.cslmarkup does not follow yet; the title as written is kept "
+        "by BibTeX", False),
+    Why("url pubcli does not link",
+        lambda r, w, g: bool(r.fields.get("url")) and _only_added(g, w),
+        "pubcli differs by choice: its CSL-JSON and page carry only an http(s) address "
+        "without spaces, percent-encoded (schema.values.web_link: ftp:, mailto:, file:, "
+        "two URLs in one field, 'url = {-}' are left out); pandoc prints any url field", False),
+)
+
+
+def why(rec, want: str, got: str) -> Why | None:
+    """The first class whose test the difference passes, else None (unexplained). Year
+    suffixes are set aside first: they differ whenever another reference of the same
+    author and year does."""
+    want, got = _SUFFIX.sub("", want), _SUFFIX.sub("", got)
+    for w in WHYS:
+        if w.test(rec, want, got):
+            return w
+    return None
+
+
+def why_table(name: str, diffs: list[tuple]) -> dict:
+    """The differences of one style by class: count, one example, the reason."""
+    table: dict[str, dict] = {}
+    for f, rec, want, got in diffs:
+        w = why(rec, want, got)
+        label = w.name if w else "unexplained"
+        row = table.setdefault(label, {"count": 0, "pandoc_misreads": bool(w and w.pandoc_misreads),
+                                       "reason": w.reason if w else "",
+                                       "example": {"file": f, "key": rec.key,
+                                                   "pandoc": want, "pubcli": got}})
+        row["count"] += 1
+    return table
+
+
+def print_why_table(name: str, table: dict) -> None:
+    print(f"  {name}: differences by class")
+    for label, row in sorted(table.items(), key=lambda kv: -kv[1]["count"]):
+        ex = row["example"]
+        side = "pandoc misreads" if row["pandoc_misreads"] else "pubcli differs"
+        print(f"    {row['count']:4}  {label} ({side}): {row['reason']}")
+        print(f"          e.g. {Path(ex['file']).name} {ex['key']}\n"
+              f"            pandoc: {ex['pandoc'][:160]}\n            pubcli: {ex['pubcli'][:160]}")
