@@ -475,6 +475,39 @@ def test_page_grows_by_under_2_kb_per_entry(cli, tmp_path):
     assert (big - small - ld) / 300 < 2048 and ld / 300 < 700
 
 
+def test_a_big_pages_schema_org_data_is_one_json_document_its_csp_allows(cli, tmp_path):
+    """Over a thousand entries (the data is written in pieces): every publication is in
+    it, in page order, with the title's quotes and markup as data; the CSP hash is the
+    block's; a user template's ``{{ jsonld }}`` writes the same block whole."""
+    import json
+
+    n = 1100
+    text = "".join(f"@article{{k{i},\n  author = {{M{{\\\"u}}ller, Ana and Doe{i % 7}, Jo}},\n"
+                   f"  title = {{Paper {i}: \"</script>\" & <b>}},\n  journal = {{J}},\n"
+                   f"  year = {{{2000 + i % 20}}},\n  doi = {{10.1000/x{i}}},\n}}\n\n"
+                   for i in range(n))
+    lib = write(tmp_path / "big.bib", text)
+    page = export(cli, "html", "-l", lib)
+    block = re.search(r'<script type="application/ld\+json">(.*?)</script>', page, re.S).group(1)
+    assert "<" not in block and "&" not in block
+    data = json.loads(block)
+    parts = data["hasPart"]
+    assert len(parts) == n and data["@type"] == "CollectionPage"
+    homes = re.findall(r'<li class="pub" id="[^"]+" data-key="([^"]+)"', page)
+    assert [a["sameAs"].rsplit("x", 1)[1] for a in parts] == [k[1:] for k in homes]
+    first = next(a for a in parts if a["sameAs"].endswith("/x0"))
+    assert first == {"@type": "ScholarlyArticle", "name": 'Paper 0: "</script>" & <b>',
+                     "author": [{"@type": "Person", "name": "Ana M\u00fcller"},
+                                {"@type": "Person", "name": "Jo Doe0"}],
+                     "datePublished": "2000", "isPartOf": "J",
+                     "sameAs": "https://doi.org/10.1000/x0", "url": "https://doi.org/10.1000/x0"}
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    assert f"'{csp_hash(block)}'" in csp
+    tpl = write(tmp_path / "mine.html.j2", "{{ jsonld_hash }} {{ jsonld }}")
+    own = export(cli, "html", "--template", tpl, "-l", lib)
+    assert own == f"{csp_hash(block)} {block}"
+
+
 def test_html_escapes_every_field(cli, hostile):
     page = export(cli, "html", "-l", hostile)
     c = check_html(page)

@@ -18,6 +18,7 @@ fish
 award
 authors_shown
 authors_more
+abstract
 tab_label
 generator
 # Jinja's environment option; a package's own docstring

@@ -13,10 +13,11 @@ Nothing here escapes anything: escaping belongs to the backends.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import cached_property
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from urllib.parse import quote
 
 from pubcli.text.latex import to_text
@@ -39,9 +40,17 @@ class Link(NamedTuple):
     url: str
 
 
-@dataclass
+Author = tuple[str, bool]  # (name, is the page owner)
+
+
+@dataclass(slots=True)
 class Entry:
-    """One publication as a page shows it (shared by every group it appears in)."""
+    """One publication as a page shows it (shared by every group it appears in).
+
+    What every listing shows is held; what only the entry's one full rendering shows
+    and that is big (its BibTeX, its abstract) is made from the record each time it is
+    asked, so that a page of 100k entries holds none of it (a template asks once:
+    ``{% set bibtex = e.bibtex %}``). Lists are tuples, shared where they recur."""
 
     key: str
     type: str
@@ -50,33 +59,57 @@ class Entry:
     title: tuple[Span, ...]
     title_text: str
     title_url: str | None
-    authors: list[tuple[str, bool]]   # (name, is the page owner)
+    authors: tuple[Author, ...]
     venue: str
     date: str
-    details: list[str]
-    links: list[Link]
-    abstract: tuple[Span, ...]
-    bibtex: str
-    areas: list[str]
+    details: tuple[str, ...]
+    links: tuple[Link, ...]
+    areas: tuple[str, ...]
     featured: bool
+    rec: Record | None = None  # what the BibTeX and the abstract are made from
+    source: Callable[[Record], str] | None = None  # the entry's text in the file
+    private: Sequence[str] = PRIVATE_FIELDS  # left out of the BibTeX
     anchor: str = ""   # the page-wide id of the entry's one full rendering
     home: str = ""     # slug of the group that holds that rendering
-    resources: list[Link] = field(default_factory=list)  # PDF, slides, code...
+    resources: tuple[Link, ...] = ()  # PDF, slides, code...
     award: str = ""
     # a long author list: the first ones and the owner, the rest behind "and N more"
-    authors_shown: list[tuple[str, bool]] = field(default_factory=list)
-    authors_more: list[tuple[str, bool]] = field(default_factory=list)
+    authors_shown: tuple[Author, ...] = ()
+    authors_more: tuple[Author, ...] = ()
     cite: Cite | None = None  # when the page is in a citation style
     cite_alone: Cite | None = None  # the same without "———" for the author before it
     locator: str = ""   # "vol. 41, no. 7, pp. 73–99"
     abbr: str = ""      # al-folio's venue badge ("ICLR")
     preview: str = ""   # a thumbnail: a relative path or a data: URL
 
-    @cached_property
+    @property
     def venue_line(self) -> str:
         """"ICLR 2024, vol. 3, pp. 1–9 | May 2024", or the parts there are."""
         where = ", ".join(p for p in (self.venue, self.locator) if p)
         return " | ".join(p for p in (where, self.date) if p)
+
+    @property
+    def bibtex(self) -> str:
+        """The BibTeX a visitor copies: the entry as written, less its private fields
+        (:func:`~.pagebibtex.public_bibtex`)."""
+        if self.rec is None or self.source is None:
+            return ""
+        return public_bibtex(self.source(self.rec), self.rec, self.private)
+
+    @property
+    def abstract(self) -> tuple[Span, ...]:
+        return rich(self.rec.fields.get("abstract")) if self.rec is not None else ()
+
+    def formulas(self) -> Iterator[str]:
+        """The TeX of the ``$...$`` formulas in the title and the abstract."""
+        for sp in self.title:
+            if sp.math:
+                yield sp.text
+        raw = self.rec.fields.get("abstract", "") if self.rec is not None else ""
+        if "$" in raw:
+            for sp in rich(raw):
+                if sp.math:
+                    yield sp.text
 
 
 def doi_link(doi: str) -> str | None:
@@ -89,16 +122,19 @@ def _detail(label: str, value: str) -> str:
     return f"{label} {value}" if label.endswith(" by") else f"{label}: {value}"
 
 
-Author = tuple[str, bool]
-
-
-def split_authors_shown(authors: list[Author], most: int) -> tuple[list[Author], list[Author]]:
+def split_authors_shown(authors: tuple[Author, ...],
+                        most: int) -> tuple[tuple[Author, ...], tuple[Author, ...]]:
     """(shown, hidden): the first ``most`` authors and the owner, and the rest, behind
     "... and N more" (nothing hides when at most one name would)."""
     if len(authors) <= most + 1:
-        return authors, []
-    shown = [a for i, a in enumerate(authors) if i < most or a[1]]
-    return shown, [a for i, a in enumerate(authors) if i >= most and not a[1]]
+        return authors, ()
+    shown = tuple(a for i, a in enumerate(authors) if i < most or a[1])
+    return shown, tuple(a for i, a in enumerate(authors) if i >= most and not a[1])
+
+
+@lru_cache(maxsize=65536)
+def _author(name: str, owner: bool) -> Author:
+    return name, owner  # one tuple for a name however many entries it is on
 
 
 def locator(rec: Record) -> str:
@@ -137,8 +173,10 @@ def preview_src(value: str) -> str:
     return ""
 
 
-def entry(rec: Record, owner: str | None, bibtex: str, *,
+def entry(rec: Record, owner: str | None, source: Callable[[Record], str], *,
           private: Sequence[str] = PRIVATE_FIELDS, max_authors: int = MAX_AUTHORS) -> Entry:
+    """``rec`` as a page shows it; ``source`` gives its text in the file (from which
+    the BibTeX shown is made, when it is shown)."""
     v = view(rec)
     links: list[Link] = []
     for label, url in v.links:
@@ -147,21 +185,21 @@ def entry(rec: Record, owner: str | None, bibtex: str, *,
             links.append(Link(label, good))
     title_url = next((lk.url for lk in links if lk.label in ("DOI", "URL")), None)
     title = rich(rec.title)
+    if len(title) == 1 and title[0].text == v.title:
+        title = (title[0]._replace(text=v.title),)  # the listing's text, not a copy of it
     flags = owner_flags(v.raw_names, owner)
-    authors = list(zip(v.authors, flags, strict=True))
+    authors = tuple(_author(name, flag) for name, flag in zip(v.authors, flags, strict=True))
     shown, more = split_authors_shown(authors, max_authors)
     return Entry(
         key=rec.key, type=rec.type, type_group=v.type_group, year=v.year,
         title=title, title_text=(plain(title) if len(title) > 1 else v.title) or rec.key,
         title_url=title_url,
-        authors=authors, venue=v.venue, date=v.date,
-        details=[_detail(label, value) for label, value in v.details if value],
-        links=links, abstract=rich(rec.fields.get("abstract")),
-        bibtex=public_bibtex(bibtex, rec, private),
-        areas=list(v.areas),
+        authors=authors, venue=v.venue, date=sys.intern(v.date),
+        details=tuple(_detail(label, value) for label, value in v.details if value),
+        links=tuple(links), areas=tuple(v.areas),
+        rec=rec, source=source, private=private,
         featured=v.featured or rec.fields.get("selected", "").strip().lower() in _TRUE,
-        resources=[Link(r.label, r.url) for r in resources(rec.fields)],
+        resources=tuple(Link(r.label, r.url) for r in resources(rec.fields)),
         award=to_text(rec.fields.get(AWARD_FIELD, "")),
         authors_shown=shown, authors_more=more, locator=locator(rec),
         abbr=to_text(rec.fields.get("abbr", "")), preview=preview_src(rec.fields.get("preview", "")))
-

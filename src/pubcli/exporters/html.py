@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from functools import lru_cache
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from markupsafe import Markup, escape
 
@@ -29,12 +30,20 @@ SCRIPT = "_page.js.j2"
 def rich(spans: Sequence[Span], mathml: Mapping[str, str] | None = None) -> Markup:
     """Styled runs -> escaped HTML (``<em>``, ``<strong>``; math as MathML where
     ``mathml`` has it, else as its ``$...$`` text)."""
+    return Markup(_rich(spans, mathml))
+
+
+def _rich(spans: Sequence[Span], mathml: Mapping[str, str] | None) -> str:
+    if len(spans) == 1:
+        sp = spans[0]
+        if not (sp.em or sp.strong or sp.math):  # most titles: one plain run
+            return _text(sp.text)
     runs: list[tuple[bool, bool, list[str]]] = []
     for sp in spans:
         if sp.math and mathml and sp.text in mathml:
             text = mathml[sp.text]
         else:
-            text = str(escape(sp.text))
+            text = _text(sp.text)
             if sp.math:
                 text = f'<span class="math">{text}</span>'
         if runs and runs[-1][:2] == (sp.em, sp.strong):
@@ -49,13 +58,17 @@ def rich(spans: Sequence[Span], mathml: Mapping[str, str] | None = None) -> Mark
         if em:
             text = f"<em>{text}</em>"
         out.append(text)
-    return Markup("".join(out))
+    return "".join(out)
 
 
 def authors(people: Sequence[tuple[str, bool]]) -> Markup:
     """Comma-separated names, the owner's in ``<strong class="owner">``."""
-    return Markup(", ".join(f'<strong class="owner">{_escaped(name)}</strong>' if owner
-                            else _escaped(name) for name, owner in people))
+    return Markup(_names(people))
+
+
+def _names(people: Sequence[tuple[str, bool]]) -> str:
+    return ", ".join(f'<strong class="owner">{_escaped(name)}</strong>' if owner
+                     else _escaped(name) for name, owner in people)
 
 
 @lru_cache(maxsize=65536)
@@ -63,36 +76,33 @@ def _escaped(text: str) -> str:
     return str(escape(text))  # names recur from entry to entry
 
 
+def _text(text: str) -> str:
+    """Escaped text that does not recur (a title, a key, a venue line)."""
+    return str(escape(text))
+
+
 def ref(e, mathml: Mapping[str, str] | None = None) -> Markup:
     """A listing that refers to the entry's full rendering (its home, ``#anchor``):
     without JavaScript the whole reference (title linked to the home, authors, venue,
     volume, pages, date; or the styled reference), with its abstract and BibTeX a
     click away at the home; the page script fills in a copy of the home entry when
-    the listing is shown. (``anchor`` is a slug: ``[a-z0-9-]`` only.)"""
-    head = f'<li class="pub ref" data-ref="{e.anchor}" data-key="{_escaped(e.key)}">'
+    the listing is shown. (``anchor`` is a slug: ``[a-z0-9-]`` only.) Made for each
+    listing as it is written: a 100k page holds no listing's HTML."""
+    head = f'<li class="pub ref" data-ref="{e.anchor}" data-key="{_text(e.key)}">'
     if e.cite is not None:
         return Markup(f'{head}<p class="cite">{cite(e, mathml, alone=True)} '
                       f'<a class="home" href="#{e.anchor}">more</a></p></li>\n')
     line = e.venue_line
-    venue = f'<p class="venue">{_escaped(line)}</p>' if line else ""
+    venue = f'<p class="venue">{_text(line)}</p>' if line else ""
     # the first author (the listing's full copy, filled in by the script, has all)
-    short = authors(e.authors[:REF_AUTHORS]) + (" et al." if len(e.authors) > REF_AUTHORS else "")
-    people = f'<div class="authors">{short}</div>' if e.authors else ""
+    if e.authors:
+        more = " et al." if len(e.authors) > REF_AUTHORS else ""
+        people = f'<div class="authors">{_names(e.authors[:REF_AUTHORS])}{more}</div>'
+    else:
+        people = ""
     return Markup(f'{head}<p class="title">'
-                  f'<a href="#{e.anchor}">{rich(e.title, mathml) or _escaped(e.key)}</a></p>'
+                  f'<a href="#{e.anchor}">{_rich(e.title, mathml) or _text(e.key)}</a></p>'
                   f'{people}{venue}</li>\n')
-
-
-def _ref_filter(mathml: Mapping[str, str] | None = None):
-    """``e|ref``, built once per entry and render (an entry has several listings)."""
-    done: dict[int, Markup] = {}
-
-    def cached(e) -> Markup:
-        out = done.get(id(e))
-        if out is None:
-            out = done[id(e)] = ref(e, mathml)
-        return out
-    return cached
 
 
 def pre(text: str) -> Markup:
@@ -145,8 +155,8 @@ def page_mathml(page: Page) -> dict[str, str]:
             if sp.math:
                 found.setdefault(sp.text)
     for e in page.entries:
-        add(e.title)
-        add(e.abstract)
+        for formula in e.formulas():
+            found.setdefault(formula)
         if e.cite is not None:
             for part in e.cite:
                 add(part)
@@ -184,30 +194,72 @@ def description(page: Page) -> str:
     return what
 
 
-def json_ld(page: Page) -> str:
-    """schema.org ScholarlyArticle data for every publication (what scholarly search
-    engines read), deterministic; safe inside <script> (no "</", "<!--")."""
-    import json
+class JsonLd:
+    """The page's schema.org data: a ``CollectionPage`` whose parts are one
+    ``ScholarlyArticle`` per publication (what scholarly search engines read),
+    deterministic and safe inside ``<script>`` (no "</", "<!--"). Iterating gives its
+    text in pieces, made again each time (a 100k page's is 50 MB: it is never held
+    whole); :attr:`hash` is its CSP hash; ``{{ jsonld }}`` in a template, the whole."""
 
-    items = []
-    for e in page.entries:
-        art: dict = {"@type": "ScholarlyArticle", "name": e.title_text}
-        if e.authors:
-            art["author"] = [{"@type": "Person", "name": name} for name, _ in e.authors]
-        if e.year:
-            art["datePublished"] = str(e.year)
-        if e.venue:
-            art["isPartOf"] = e.venue
-        if e.title_url:
-            art["url"] = e.title_url
-        doi = next((lk.url for lk in e.links if lk.label == "DOI"), None)
-        if doi:
-            art["sameAs"] = doi
-        items.append(art)
-    data = {"@context": "https://schema.org", "@type": "CollectionPage", "name": page.title,
-            "description": description(page), "hasPart": items}
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        digest = hashlib.sha256()
+        for part in self:
+            digest.update(part.encode("utf-8"))
+        self.hash = "sha256-" + base64.b64encode(digest.digest()).decode("ascii")
+
+    def __iter__(self) -> Iterator[Markup]:
+        for part in _json_ld_parts(self.page):
+            yield Markup(_script_safe(part))
+
+    def __html__(self) -> str:
+        return "".join(self)
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False)  # what json.dumps(ensure_ascii=False) writes
+
+
+def _script_safe(text: str) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+@lru_cache(maxsize=65536)
+def _person_json(name: str) -> str:
+    return f'{{"@type":"Person","name":{_JSON.encode(name)}}}'  # names recur
+
+
+def _article_json(e) -> str:
+    """One publication's ``ScholarlyArticle``, as ``json.dumps(..., sort_keys=True,
+    separators=(",", ":"))`` writes it."""
+    s = _JSON.encode
+    out = ['{"@type":"ScholarlyArticle"']
+    if e.authors:
+        out.append(',"author":[' + ",".join(_person_json(name) for name, _ in e.authors) + "]")
+    if e.year:
+        out.append(f',"datePublished":"{e.year}"')
+    if e.venue:
+        out.append(',"isPartOf":' + s(e.venue))
+    out.append(',"name":' + s(e.title_text))
+    doi = next((lk.url for lk in e.links if lk.label == "DOI"), None)
+    if doi:
+        out.append(',"sameAs":' + s(doi))
+    if e.title_url:
+        out.append(',"url":' + s(e.title_url))
+    out.append("}")
+    return "".join(out)
+
+
+def _json_ld_parts(page: Page, batch: int = 512) -> Iterator[str]:
+    """The JSON text of :class:`JsonLd` (before its ``<``, ``>``, ``&`` are escaped) in
+    pieces of ``batch`` publications: keys sorted, no spaces, non-ASCII as is."""
+    s = _JSON.encode
+    yield ('{"@context":"https://schema.org","@type":"CollectionPage","description":'
+           f'{s(description(page))},"hasPart":[')
+    entries = page.entries
+    for start in range(0, len(entries), batch):
+        part = ",".join(_article_json(e) for e in entries[start:start + batch])
+        yield ("," + part) if start else part
+    yield f'],"name":{s(page.title)}}}'
 
 
 def csp_hash(text: str) -> str:
@@ -225,7 +277,7 @@ def environment(loader):
     env.filters["rich"] = lambda spans: rich(spans, table)
     env.filters["authors"] = authors
     env.filters["pre"] = pre
-    env.filters["ref"] = _ref_filter(table)
+    env.filters["ref"] = lambda e: ref(e, table)
     env.filters["cite"] = lambda e: cite(e, table)
     env.filters["facets"] = facets
     return env
@@ -240,12 +292,12 @@ def context(page, env) -> dict:
             # "</" would end the inline <style>/<script> block early
             raise ValidationError(f"template {name} must not contain '</'")
     env.globals["_mathml"].update(page_mathml(page))
-    jsonld = json_ld(page)
+    jsonld = JsonLd(page)
     return {
         "page": page,
         "description": description(page),
-        "jsonld": Markup(jsonld),
-        "jsonld_hash": csp_hash(jsonld),
+        "jsonld": jsonld,
+        "jsonld_hash": jsonld.hash,
         "style": Markup(style),
         "script": Markup(script),
         "style_hash": csp_hash(style),

@@ -99,7 +99,7 @@ def build_page(records: Sequence[Record], *, source_text: Callable[[Record], str
     private = tuple(dict.fromkeys((*PRIVATE_FIELDS, *private_fields)))
     cache: dict[int, Entry] = {}
     for rec in chosen:
-        cache[id(rec)] = entry(rec, owner, source_text(rec), private=private,
+        cache[id(rec)] = entry(rec, owner, source_text, private=private,
                                max_authors=max_authors)
     if styler is not None:
         chosen = _styled(chosen, styler, owner, private, cache, progress)
