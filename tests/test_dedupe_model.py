@@ -606,3 +606,31 @@ def test_cached_links_follow_the_threshold_and_the_pairs_marked_distinct():
     strict = group_sets(dedupe.find_groups(records, threshold=99.99, digest=digest))
     assert strict == group_sets(dedupe.find_groups(records, threshold=99.99))
     assert strict != fresh
+
+
+def test_an_edited_file_reuses_the_blocking_rows_of_its_unchanged_entries(monkeypatch):
+    """After an edit (a new file digest: weights and links are stale) the rows blocking
+    reads come from the per-entry cache for every entry but the edited one, and the
+    groups are those of a run without any cache."""
+    from pubcli.dedupe import entrycache
+    from pubcli.dedupe.matcher import Matcher
+
+    monkeypatch.setattr(entrycache, "MIN_RECORDS", 10)
+    records = list(store.load(HARD).records) + _review_like(60, 3)
+    assert group_sets(dedupe.find_groups(records, digest="1" * 40)) \
+        == group_sets(dedupe.find_groups(records))
+    edited = list(records)
+    edited[5] = records[5].copy(fields={**records[5].fields, "title": "A wholly new title"})
+    made: list[int] = []
+    real_row = entrycache.read
+
+    def read(keys, wanted):
+        got = real_row(keys, wanted)
+        made.append(got.count(None))
+        return got
+
+    monkeypatch.setattr(entrycache, "read", read)
+    m = Matcher(edited, digest="2" * 40)
+    assert made == [1]
+    assert group_sets(m.groups()) == group_sets(dedupe.find_groups(edited))
+    assert m.index.row(m.index.titles.index("a wholly new title"))[0] == "a wholly new title"

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pubcli.local import gcpause
 from pubcli.schema.model import Record
 from .blocking import Index, block
-from . import matchcache
+from . import entrycache, matchcache
 from .clusters import cluster
 from .evidence import CHEAP_FIELDS, Comparison, cheap_levels, compare, quick_title
 from .features import Features, sorted_words
@@ -46,10 +46,21 @@ AGAINST = -6.0
 TRAINING_PAIRS = 8_000
 
 
-def _content_key(rec: Record) -> tuple:
+_PAIR = "\x01".join
+
+
+def content_text(rec: Record) -> str:
+    """What a record says (type, then each field's name and value), as one string:
+    "\\x00" between fields, "\\x01" between a name and its value. Strings compare as
+    the (type, fields) tuples would (no BibTeX value holds those characters), in C
+    and about six times faster than the tuples at 100,000 records."""
+    return rec.type + "\x00" + "\x00".join(map(_PAIR, rec.fields.items()))
+
+
+def _content_key(rec: Record, text: str | None = None) -> str:
     """The canonical order: what a record says, its key only between records that
     say the same (so renaming keys leaves the order, and the groups, as they are)."""
-    return (rec.type, tuple(rec.fields.items()), rec.key)
+    return (content_text(rec) if text is None else text) + "\x00\x00" + rec.key
 
 
 def _place_only(v: Verdict, model: Model, cmp: Comparison, words: int) -> Verdict:
@@ -83,18 +94,27 @@ class Matcher:
         titles: list[str] | None = None
         mains: list[str] | None = None
         sorted_titles: list[str] | None = None
+        rows: list | None = None
+        self._unkept: list[bytes] | None = None  # content digests, when rows go to the cache
         with gcpause.paused():
             if cached is not None:
                 order, titles, mains, sorted_titles = cached[2:]
             else:
-                order = sorted(range(len(self.records)),
-                               key=lambda i: _content_key(self.records[i]))
+                texts = [content_text(r) for r in self.records]
+                keys = [t + "\x00\x00" + r.key for t, r in zip(texts, self.records,
+                                                                 strict=True)]
+                order = sorted(range(len(self.records)), key=keys.__getitem__)
+                if digest is not None and len(order) >= entrycache.MIN_RECORDS:
+                    wanted = entrycache.digests([texts[i] for i in order])
+                    rows = entrycache.read([r.key for r in self.records], wanted)
+                    if None in rows:
+                        self._unkept = wanted
             self.position = {}  # canonical index -> input position
             canonical = []
             for n, i in enumerate(order):
                 self.position[n] = i
                 canonical.append(self.records[i])
-            self.index = Index(canonical, titles, mains, sorted_titles)
+            self.index = Index(canonical, titles, mains, sorted_titles, rows)
         self._works: dict[str, int] | None = None
         if cached is not None:
             if self._model is None:
@@ -133,6 +153,12 @@ class Matcher:
         if self._pairs is None:
             self._pairs = block(self.index, progress=None if progress is None else
                                 (lambda d, t: progress(d / max(t, 1))))
+            if self._unkept is not None and len(self.index.feats) >= self._size:
+                # the rows blocking made, for the next version of the file
+                entrycache.write([self.records[i].key for i in range(self._size)],
+                                 self._unkept,
+                                 [self.index.row(n) for n in range(self._size)])
+                self._unkept = None
         return self._pairs
 
     @property
