@@ -634,3 +634,24 @@ def test_an_edited_file_reuses_the_blocking_rows_of_its_unchanged_entries(monkey
     assert made == [1]
     assert group_sets(m.groups()) == group_sets(dedupe.find_groups(edited))
     assert m.index.row(m.index.titles.index("a wholly new title"))[0] == "a wholly new title"
+
+
+def test_the_weights_do_not_step_when_a_library_outgrows_the_training_sample(monkeypatch):
+    """Past TRAINING_PAIRS candidate pairs the estimate reads a sample, drawn pair by pair
+    by their contents: one more record drops a few pairs from it, never half of them,
+    and a smaller share's sample lies inside a larger one's."""
+    from pubcli.dedupe.matcher import Matcher
+
+    records = list(store.load(HARD).records) + _review_like(150, 4)
+    small = Matcher(records)
+    n = len(small.pairs())
+    monkeypatch.setattr(dedupe.matcher, "TRAINING_PAIRS", n)
+    grown = Matcher(records + _review_like(3, 9))
+    assert len(grown.pairs()) > n
+    assert grown.model.pairs >= 0.9 * small.model.pairs
+    every = sorted(grown.pairs())
+    half, most = grown._sample(every, 0.5), grown._sample(every, 0.8)
+    assert set(half) <= set(most) and 0.35 * len(every) < len(half) < 0.65 * len(every)
+    for a, b in zip(small.model.m[dedupe.Field.TITLE], grown.model.m[dedupe.Field.TITLE],
+                    strict=True):
+        assert abs(a - b) < 0.05
