@@ -655,3 +655,26 @@ def test_the_weights_do_not_step_when_a_library_outgrows_the_training_sample(mon
     for a, b in zip(small.model.m[dedupe.Field.TITLE], grown.model.m[dedupe.Field.TITLE],
                     strict=True):
         assert abs(a - b) < 0.05
+
+
+def test_an_edited_file_compares_again_only_the_pairs_of_the_edited_entry(monkeypatch):
+    """The comparisons of one version of a file are kept per pair of entry texts: after
+    an edit only the pairs the edit touches are compared again, and the groups are
+    those of a run without any cache (a title made common by the edit is a change for
+    every pair of that title, so those are compared again too)."""
+    from pubcli.dedupe import entrycache
+    from pubcli.dedupe.matcher import Matcher
+
+    monkeypatch.setattr(entrycache, "MIN_RECORDS", 10)
+    records = list(store.load(HARD).records) + _review_like(80, 6)
+    first = Matcher(records, digest="3" * 40)
+    assert group_sets(first.groups()) == group_sets(dedupe.find_groups(records))
+    assert first._pairs_compared() > 20
+    edited = list(records)
+    edited[-1] = records[-1].copy(fields={**records[-1].fields, "year": "1901"})
+    again = Matcher(edited, digest="4" * 40)
+    assert group_sets(again.groups()) == group_sets(dedupe.find_groups(edited))
+    assert again._pairs_compared() <= 5
+    copied = records[3].copy(key="twin")  # its title is now shared: "common" for its pairs
+    grown = Matcher(edited + [copied], digest="5" * 40)
+    assert group_sets(grown.groups()) == group_sets(dedupe.find_groups(edited + [copied]))

@@ -6,8 +6,8 @@ stale; the blocking rows (:data:`.blocking.Row`: normalised titles, identifiers,
 keys) are a function of one entry's content alone, so after an edit only the changed
 entries' rows are made again. Rows are looked up by a digest of the entry's content
 (:func:`.matcher.content_text`: type and fields, not the key); the file holding them is
-named after the library's first keys (a hint of which library it is; a wrong guess only
-finds fewer rows), so a few libraries keep theirs side by side.
+named after the library's first keys and the order of magnitude of its size (a hint of
+which library it is; a wrong guess only finds fewer rows), so a few libraries keep theirs side by side.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ _KIND = "entries"
 _MAKER = "rows-1"
 
 
-def _name(keys: Sequence[str]) -> str:
-    return hashlib.blake2b("\n".join(keys[:64]).encode("utf-8", "surrogatepass"),
-                           digest_size=12).hexdigest()
+def library_name(keys: Sequence[str]) -> str:
+    # (and the size's order of magnitude, in powers of two: two generated libraries
+    # of one generator start with the same keys)
+    text = "\n".join(keys[:64]) + f"\n{len(keys).bit_length()}"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def digests(texts: Sequence[str]) -> list[bytes]:
@@ -39,7 +41,7 @@ def read(keys: Sequence[str], wanted: Sequence[bytes]) -> list[Row | None]:
     none is kept); ``keys``: the library's citation keys in file order."""
     from ..store import cache
 
-    data = cache.read_derived(_KIND, _name(keys), _MAKER)
+    data = cache.read_derived(_KIND, library_name(keys), _MAKER)
     try:
         blob, columns = data  # type: ignore[misc]
         n = len(blob) // 16
@@ -58,5 +60,5 @@ def write(keys: Sequence[str], got: Sequence[bytes], rows: Sequence[Row]) -> Non
     """Keep the rows of this version of the library (``got``: their content digests)."""
     from ..store import cache
 
-    cache.write_derived(_KIND, _name(keys), _MAKER,
+    cache.write_derived(_KIND, library_name(keys), _MAKER,
                         (b"".join(got), [list(c) for c in zip(*rows, strict=True)]))

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pubcli.local import gcpause
 from pubcli.schema.model import Record
 from .blocking import Index, block
-from . import entrycache, matchcache
+from . import entrycache, matchcache, paircache
 from .clusters import cluster
 from .evidence import CHEAP_FIELDS, Comparison, cheap_levels, compare, quick_title
 from .features import Features, sorted_words
@@ -95,6 +95,10 @@ class Matcher:
         mains: list[str] | None = None
         sorted_titles: list[str] | None = None
         rows: list | None = None
+        #: the records' content digests in canonical order, when comparisons are kept
+        #: per pair of entry texts (:mod:`.paircache`)
+        self._digests: list[bytes] | None = None
+        self._kept_pairs: dict[bytes, tuple] | None = None
         self._unkept: list[bytes] | None = None  # content digests, when rows go to the cache
         with gcpause.paused():
             if cached is not None:
@@ -105,7 +109,7 @@ class Matcher:
                                                                  strict=True)]
                 order = sorted(range(len(self.records)), key=keys.__getitem__)
                 if digest is not None and len(order) >= entrycache.MIN_RECORDS:
-                    wanted = entrycache.digests([texts[i] for i in order])
+                    wanted = self._digests = entrycache.digests([texts[i] for i in order])
                     rows = entrycache.read([r.key for r in self.records], wanted)
                     if None in rows:
                         self._unkept = wanted
@@ -249,13 +253,41 @@ class Matcher:
         key = (i, j) if i < j else (j, i)
         got = self._compared.get(key)
         if got is None:
-            a, b = self.index.feats[key[0]], self.index.feats[key[1]]
-            # the title and cheap fields of the pair _ruled_out just looked at
-            done = self._quick_done if self._quick_pair == key else None
-            got = self._compared[key] = compare(a, b, series=self.index.series,
-                                                common=self._common, done=done)
-            self._fresh += 1
+            got = self._kept_comparison(key)
+            if got is None:
+                a, b = self.index.feats[key[0]], self.index.feats[key[1]]
+                # the title and cheap fields of the pair _ruled_out just looked at
+                done = self._quick_done if self._quick_pair == key else None
+                got = compare(a, b, series=self.index.series, common=self._common,
+                              done=done)
+                self._fresh += 1
+            self._compared[key] = got
         return got
+
+    def _pair_key(self, i: int, j: int) -> bytes:
+        """The key of pair (i, j) in the pair cache: both contents, and what this
+        library says of each title (common here, a series' start)."""
+        assert self._digests is not None
+        feats, series = self.index.feats, self.index.series
+        a, b = feats[i], feats[j]
+        return self._digests[i] + self._digests[j] + bytes((
+            self._common(a) + 2 * series(a), self._common(b) + 2 * series(b)))
+
+    def _kept_comparison(self, key: tuple[int, int]) -> Comparison | None:
+        if self._digests is None or key[1] >= len(self._digests):
+            return None
+        if self._kept_pairs is None:
+            self._kept_pairs = paircache.read([self.records[i].key for i in range(self._size)])
+        row = self._kept_pairs.get(self._pair_key(*key))
+        return None if row is None else paircache.comparison(row)
+
+    def _keep_comparisons(self) -> None:
+        """The comparisons made, for the next version of the file (when any was new)."""
+        if self._digests is None or not self._fresh or len(self.index.feats) != self._size:
+            return
+        paircache.write([self.records[i].key for i in range(self._size)],
+                        [(self._pair_key(i, j), paircache.row(c))
+                         for (i, j), c in self._compared.items()])
 
     def judge(self, i: int, j: int, threshold: float | None = None) -> Verdict:
         cmp = self.comparison(i, j)
@@ -385,6 +417,7 @@ class Matcher:
         out.sort(key=lambda g: self._first_position(g))
         if kept is None:
             self._keep_links(skip, [(i, j) for i, j, _ in links], judged)
+            self._keep_comparisons()
         report(1, 0, 1000)
         return out
 
@@ -402,8 +435,12 @@ class Matcher:
         for i, j in sorted(pairs):
             if skip and pair_key(feats[i].record.key, feats[j].record.key) in skip:
                 continue
-            if (i, j) not in compared and self._ruled_out(i, j, need, bound):
-                continue
+            if (i, j) not in compared:
+                kept = self._kept_comparison((i, j))  # (kept: no cheap test needed)
+                if kept is not None:
+                    compared[(i, j)] = kept
+                elif self._ruled_out(i, j, need, bound):
+                    continue
             cmp = self.comparison(i, j)
             if cmp.vetoes:
                 continue
