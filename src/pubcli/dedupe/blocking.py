@@ -173,15 +173,19 @@ class Index:
 
     def series(self, s: Features) -> bool:
         """Do two or more different titles in the index read "<s's title>: ..."?"""
-        got = self._series.get(s.title)
+        return self.series_title(s.title)
+
+    def series_title(self, title: str) -> bool:
+        """:meth:`series` of a normalised title."""
+        got = self._series.get(title)
         if got is None:
             if self._subtitled is None:
                 self._subtitled = {}
-                for i, title in enumerate(self.titles):
+                for i, full in enumerate(self.titles):
                     main = self.feats.main(i)
                     if main:
-                        self._subtitled.setdefault(main, set()).add(title)
-            got = self._series[s.title] = _is_series(self._subtitled.get(s.title, set()))
+                        self._subtitled.setdefault(main, set()).add(full)
+            got = self._series[title] = _is_series(self._subtitled.get(title, set()))
         return got
 
     def _blob(self, name: str) -> _Blob:

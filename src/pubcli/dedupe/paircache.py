@@ -1,4 +1,5 @@
-"""Pair comparisons kept across versions of a file, per pair of entry texts.
+"""Pair comparisons (and the cheap tests that ruled pairs out) kept across versions
+of a file, per pair of entry texts.
 
 A comparison (:func:`.evidence.compare`) is a function of the two entries' contents
 and of what the library says about their titles: whether each title is common there
@@ -51,6 +52,25 @@ def comparison(kept: tuple) -> Comparison | None:
         return Comparison(levels, shown, tuple(Veto(VetoKind[kind], text)
                                                for kind, text in vetoes), score, key)
     except (TypeError, ValueError, KeyError):
+        return None
+
+
+def quick(kept: tuple, cheap_fields: int) -> tuple[tuple[int, ...], tuple | None] | None:
+    """A kept cheap test ("q", cheap levels, title (level, score, shown) or None, the
+    other title level, the shared title, content words) as (cheap levels, (title, other
+    level, shared title, words) or None); None when it is not one."""
+    try:
+        tag, cheap, title, alt, key, words = kept
+        if tag != "q" or len(cheap) != cheap_fields or not all(type(x) is int for x in cheap) \
+                or type(alt) is not int or type(key) is not str or type(words) is not int:
+            return None
+        if title is None:
+            return tuple(cheap), None
+        level, score, shown = title
+        if type(level) is not int or type(score) is not float or type(shown) is not str:
+            return None
+        return tuple(cheap), ((level, score, shown), alt, key, words)
+    except (TypeError, ValueError):
         return None
 
 
