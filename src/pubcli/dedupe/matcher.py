@@ -499,9 +499,8 @@ class Matcher:
                 kept = None if row is None or row[0] == "q" else paircache.comparison(row)
                 if kept is not None:
                     compared[(i, j)] = kept  # (no cheap test needed)
-                elif row is not None and self._kept_ruled_out((i, j), row, need, bound):
-                    continue
-                elif self._ruled_out(i, j, need, bound):
+                elif (row is not None and self._kept_ruled_out((i, j), row, need, bound)) \
+                        or self._ruled_out(i, j, need, bound):
                     continue
             cmp = self.comparison(i, j)
             if cmp.vetoes:
