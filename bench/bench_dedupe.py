@@ -679,7 +679,9 @@ def processes(sizes: list[int], dups: list[float], seeds: list[int], runs: int,
               baseline: Path | None, tidy: str | None, add: bool) -> None:
     """Whole processes as users run them, on bench/gen_library.py's libraries: `pubcli
     dedupe` with the weights and links cached ("warm", a second run on the same file) and
-    not ("cold", the first run after a change), optionally a baseline tree's, and
+    not ("cold", the first run after a change: the rows and comparisons kept per entry
+    text are still there), nor anything but the parse cache ("first": a file never
+    seen), optionally a baseline tree's, and
     `bibtex-tidy FILE --no-modify --duplicates` in the same rounds; medians of CPU
     (user + system) and the median of same-round ratios. With ``add``, `pubcli add
     --dry-run` of one new entry (the duplicate guard) after a dedupe."""
@@ -725,6 +727,13 @@ def processes(sizes: list[int], dups: list[float], seeds: list[int], runs: int,
                             for w in (cache_root / name).glob(f"{kind}-*"):
                                 w.unlink()
                         samples.setdefault(name + " cold", []).append(_child_cpu(dedupe, envs[name]))
+                        # and the first run on a file never seen: no per-entry rows or
+                        # per-pair comparisons kept either (only the parse cache)
+                        for kind in ("weights", "links", "entries", "pairs"):
+                            for w in (cache_root / name).glob(f"{kind}-*"):
+                                w.unlink()
+                        samples.setdefault(name + " first", []).append(
+                            _child_cpu(dedupe, envs[name]))
                     if tidy:
                         copy = OUT / "tidy-input.bib"
                         shutil.copyfile(lib, copy)

@@ -685,3 +685,75 @@ def test_cached_links_follow_the_threshold_and_the_pairs_marked_distinct():
     strict = group_sets(dedupe.find_groups(records, threshold=99.99, digest=digest))
     assert strict == group_sets(dedupe.find_groups(records, threshold=99.99))
     assert strict != fresh
+
+
+def test_an_edited_file_reuses_the_blocking_rows_of_its_unchanged_entries(monkeypatch):
+    """After an edit (a new file digest: weights and links are stale) the rows blocking
+    reads come from the per-entry cache for every entry but the edited one, and the
+    groups are those of a run without any cache."""
+    from pubcli.dedupe import entrycache
+    from pubcli.dedupe.matcher import Matcher
+
+    monkeypatch.setattr(entrycache, "MIN_RECORDS", 10)
+    records = list(store.load(HARD).records) + _review_like(60, 3)
+    assert group_sets(dedupe.find_groups(records, digest="1" * 40)) \
+        == group_sets(dedupe.find_groups(records))
+    edited = list(records)
+    edited[5] = records[5].copy(fields={**records[5].fields, "title": "A wholly new title"})
+    made: list[int] = []
+    real_row = entrycache.read
+
+    def read(keys, wanted):
+        got = real_row(keys, wanted)
+        made.append(got.count(None))
+        return got
+
+    monkeypatch.setattr(entrycache, "read", read)
+    m = Matcher(edited, digest="2" * 40)
+    assert made == [1]
+    assert group_sets(m.groups()) == group_sets(dedupe.find_groups(edited))
+    assert m.index.row(m.index.titles.index("a wholly new title"))[0] == "a wholly new title"
+
+
+def test_the_weights_do_not_step_when_a_library_outgrows_the_training_sample(monkeypatch):
+    """Past TRAINING_PAIRS candidate pairs the estimate reads a sample, drawn pair by pair
+    by their contents: one more record drops a few pairs from it, never half of them,
+    and a smaller share's sample lies inside a larger one's."""
+    from pubcli.dedupe.matcher import Matcher
+
+    records = list(store.load(HARD).records) + _review_like(150, 4)
+    small = Matcher(records)
+    n = len(small.pairs())
+    monkeypatch.setattr(dedupe.matcher, "TRAINING_PAIRS", n)
+    grown = Matcher(records + _review_like(3, 9))
+    assert len(grown.pairs()) > n
+    assert grown.model.pairs >= 0.9 * small.model.pairs
+    every = sorted(grown.pairs())
+    half, most = grown._sample(every, 0.5), grown._sample(every, 0.8)
+    assert set(half) <= set(most) and 0.35 * len(every) < len(half) < 0.65 * len(every)
+    for a, b in zip(small.model.m[dedupe.Field.TITLE], grown.model.m[dedupe.Field.TITLE],
+                    strict=True):
+        assert abs(a - b) < 0.05
+
+
+def test_an_edited_file_compares_again_only_the_pairs_of_the_edited_entry(monkeypatch):
+    """The comparisons of one version of a file are kept per pair of entry texts: after
+    an edit only the pairs the edit touches are compared again, and the groups are
+    those of a run without any cache (a title made common by the edit is a change for
+    every pair of that title, so those are compared again too)."""
+    from pubcli.dedupe import entrycache
+    from pubcli.dedupe.matcher import Matcher
+
+    monkeypatch.setattr(entrycache, "MIN_RECORDS", 10)
+    records = list(store.load(HARD).records) + _review_like(80, 6)
+    first = Matcher(records, digest="3" * 40)
+    assert group_sets(first.groups()) == group_sets(dedupe.find_groups(records))
+    assert first._pairs_compared() > 20
+    edited = list(records)
+    edited[-1] = records[-1].copy(fields={**records[-1].fields, "year": "1901"})
+    again = Matcher(edited, digest="4" * 40)
+    assert group_sets(again.groups()) == group_sets(dedupe.find_groups(edited))
+    assert again._pairs_compared() <= 5
+    copied = records[3].copy(key="twin")  # its title is now shared: "common" for its pairs
+    grown = Matcher(edited + [copied], digest="5" * 40)
+    assert group_sets(grown.groups()) == group_sets(dedupe.find_groups(edited + [copied]))

@@ -22,7 +22,7 @@ stable API around it.
    matches into groups, checking every join, independent of the input order.
 5. :mod:`.merge` merges a group; :mod:`.explain` says why.
 
-The only package that imports rapidfuzz (and numpy, for the estimation); none of
+The only package that imports rapidfuzz; none of
 it prints. Its one file is the weights cache: given the digest of the library
 file's bytes, a :class:`Matcher` keeps the estimated weights and the candidate
 pairs there (:func:`pubcli.store.cache.write_derived`), so the next command on

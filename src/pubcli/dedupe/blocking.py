@@ -34,6 +34,13 @@ _ID_TEXT_FIELDS = frozenset({"doi", "url", "eprint", "arxiv", "journal", "journa
                              "howpublished"})
 
 
+#: What blocking reads of one record, a function of its content alone (kept per entry
+#: text by :mod:`.entrycache`): (normalised title, main title, title in sorted word
+#: order, DOI, arXiv id, ISBN, PubMed id, :func:`page_keys` each joined by "\\x1f",
+#: joined by "\\x1e").
+Row = tuple[str, str, str, str, str, str, str, str]
+
+
 class Feats(Sequence[Features]):
     """The records' features, in index order, each made when first asked for (a
     command on an unchanged file, whose normalised titles come from the weights
@@ -44,6 +51,8 @@ class Feats(Sequence[Features]):
         self._titles: list[str] = []
         #: the main titles (before a subtitle, "" when none), None where not known yet
         self.mains: list[str | None] = []
+        #: the records' blocking rows (:data:`Row`), None where not made yet
+        self.rows: list[Row | None] = []
         self._made: list[Features | None] = []
 
     def __len__(self) -> int:
@@ -62,6 +71,9 @@ class Feats(Sequence[Features]):
         if f is None:
             n = i if i >= 0 else len(self._made) + i
             f = self._made[n] = Features(self.records[n], n, self._titles[n], self.mains[n])
+            row = self.rows[n]
+            if row is not None:
+                f.known(row[2], row[3:6])
         return f
 
     def main(self, i: int) -> str:
@@ -75,11 +87,13 @@ class Feats(Sequence[Features]):
         for i in range(len(self._made)):
             yield self[i]
 
-    def append(self, rec: Record, title: str, main: str | None, made: Features | None) -> None:
+    def append(self, rec: Record, title: str, main: str | None, made: Features | None,
+               row: Row | None = None) -> None:
         self.records.append(rec)
         self._titles.append(title)
         self.mains.append(main)
         self._made.append(made)
+        self.rows.append(row)
 
 
 class Index:
@@ -87,9 +101,11 @@ class Index:
 
     def __init__(self, records: Sequence[Record], titles: Sequence[str] | None = None,
                  mains: Sequence[str] | None = None,
-                 sorted_titles: Sequence[str] | None = None) -> None:
+                 sorted_titles: Sequence[str] | None = None,
+                 rows: Sequence[Row | None] | None = None) -> None:
         """``titles``, ``mains`` and ``sorted_titles``: the records' normalised titles,
-        main titles and titles in sorted word order, when known (the weights cache)."""
+        main titles and titles in sorted word order, when known (the weights cache);
+        ``rows``: their blocking rows, where known (the per-entry cache)."""
         self.feats = Feats()
         self.titles: list[str] = []
         self.by_title: dict[str, list[int]] = {}
@@ -97,19 +113,45 @@ class Index:
         self._sorted: list[str] = []
         self._series: dict[str, bool] = {}
         self._subtitled: dict[str, set[str]] | None = None  # main title -> full titles
-        for n, rec in enumerate(records):
-            self.add(rec, None if titles is None else titles[n],
-                     None if mains is None else mains[n])
+        feats, by_title = self.feats, self.by_title
+        # (Index.add's work, inline: at 100,000 records the calls cost a second)
+        feats.records = list(records)
+        n_records = len(feats.records)
+        feats.rows = list(rows) if rows is not None else [None] * n_records
+        made: list[Features | None] = [None] * n_records
+        mains_known: list[str | None] = [None] * n_records
+        all_titles: list[str] = []
+        main: str | None
+        for n, rec in enumerate(feats.records):
+            row = feats.rows[n]
+            if row is not None:
+                title, main = row[0], row[1]
+            elif titles is not None:
+                title, main = titles[n], None if mains is None else mains[n]
+            else:
+                f = made[n] = Features(rec, n)
+                title, main = f.title, None
+            mains_known[n] = main
+            all_titles.append(title)
+            if title:
+                got = by_title.get(title)
+                if got is None:
+                    by_title[title] = [n]
+                else:
+                    got.append(n)
+        feats._titles, feats.mains, feats._made = all_titles, mains_known, made
+        self.titles = list(all_titles)
         if sorted_titles is not None and len(sorted_titles) == len(self.titles):
             self._sorted = list(sorted_titles)
 
-    def add(self, rec: Record, title: str | None = None, main: str | None = None) -> None:
+    def add(self, rec: Record, title: str | None = None, main: str | None = None,
+            row: Row | None = None) -> None:
         i = len(self.feats)
         s = Features(rec, i) if title is None else None
         if s is not None:
             title = s.title
         assert title is not None
-        self.feats.append(rec, title, main, s)
+        self.feats.append(rec, title, main, s, row)
         self.titles.append(title)
         if title:
             self.by_title.setdefault(title, []).append(i)
@@ -119,17 +161,32 @@ class Index:
                 self._subtitled.setdefault(main, set()).add(title)
                 self._series.pop(main, None)
 
+    def row(self, i: int) -> Row:
+        """Record ``i``'s blocking row (:data:`Row`), made from its features when not
+        known."""
+        row = self.feats.rows[i]
+        if row is None:
+            f = self.feats[i]
+            doi, arxiv, isbn = f._identifiers()
+            row = self.feats.rows[i] = (f.title, f.main, f.sorted_title, doi, arxiv, isbn,
+                                        f.pmid, "\x1e".join(map("\x1f".join, page_keys(f))))
+        return row
+
     def series(self, s: Features) -> bool:
         """Do two or more different titles in the index read "<s's title>: ..."?"""
-        got = self._series.get(s.title)
+        return self.series_title(s.title)
+
+    def series_title(self, title: str) -> bool:
+        """:meth:`series` of a normalised title."""
+        got = self._series.get(title)
         if got is None:
             if self._subtitled is None:
                 self._subtitled = {}
-                for i, title in enumerate(self.titles):
+                for i, full in enumerate(self.titles):
                     main = self.feats.main(i)
                     if main:
-                        self._subtitled.setdefault(main, set()).add(title)
-            got = self._series[s.title] = _is_series(self._subtitled.get(s.title, set()))
+                        self._subtitled.setdefault(main, set()).add(full)
+            got = self._series[title] = _is_series(self._subtitled.get(title, set()))
         return got
 
     def _blob(self, name: str) -> _Blob:
@@ -310,20 +367,27 @@ def block(index: Index, *, window: int = WINDOW,
     (scored in C by rapidfuzz)."""
     sigs = index.feats
     pairs: set[tuple[int, int]] = set()
+    rows = [index.row(i) for i in range(len(sigs))]
     # exact keys
-    ids: dict[tuple[str, ...], list[int]] = {}
-    for s in sigs:
-        doi, arxiv, isbn = s._identifiers()
+    ids: dict[tuple[str, str] | str, list[int]] = {}
+    by_sorted: dict[str, list[int]] = {}
+    by_main: dict[str, list[int]] = {}
+    for i, (title, main, sorted_title, doi, arxiv, isbn, pmid, pkeys) in enumerate(rows):
         if doi:
-            ids.setdefault(("doi", doi), []).append(s.index)
+            ids.setdefault(("doi", doi), []).append(i)
         if arxiv:
-            ids.setdefault(("arxiv", arxiv), []).append(s.index)
+            ids.setdefault(("arxiv", arxiv), []).append(i)
         if isbn:
-            ids.setdefault(("isbn", isbn), []).append(s.index)
-        if s.pmid:
-            ids.setdefault(("pmid", s.pmid), []).append(s.index)
-        for key in page_keys(s):
-            ids.setdefault(key, []).append(s.index)
+            ids.setdefault(("isbn", isbn), []).append(i)
+        if pmid:
+            ids.setdefault(("pmid", pmid), []).append(i)
+        if pkeys:
+            for key in pkeys.split("\x1e"):
+                ids.setdefault(key, []).append(i)
+        if title:
+            by_sorted.setdefault(sorted_title, []).append(i)
+        if main:
+            by_main.setdefault(main, []).append(i)
     for members in ids.values():
         if len(members) > 1:
             _pairs_within(members, sigs, pairs)
@@ -332,19 +396,11 @@ def block(index: Index, *, window: int = WINDOW,
             _pairs_within(members, sigs, pairs)
     # sorted neighbourhood over distinct keys, in three orders
     cut = BLOCK_CUT
-    by_sorted: dict[str, list[int]] = {}
-    for s in sigs:
-        if s.title:
-            by_sorted.setdefault(s.sorted_title, []).append(s.index)
     for members in by_sorted.values():
         if len(members) > 1:
             _pairs_within(members, sigs, pairs)
     # titles and main titles (without the subtitle) share the first order, so that
     # "title" meets "title: subtitle" even with a typo
-    by_main: dict[str, list[int]] = {}
-    for s in sigs:
-        if s.main:
-            by_main.setdefault(s.main, []).append(s.index)
     for main, shorter in by_main.items():
         same = index.by_title.get(main)
         if same and len(same) * len(shorter) <= _BIG_BLOCK * _BIG_BLOCK:

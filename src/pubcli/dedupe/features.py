@@ -47,6 +47,12 @@ class Features:
         self._biblio: tuple | None = None
         self._segments: tuple[str, ...] | None = None
 
+    def known(self, sorted_title: str, ids: tuple[str, ...]) -> None:
+        """What is known already (the per-entry cache): the title in sorted word order
+        and (DOI, arXiv id, ISBN)."""
+        self._sorted = sorted_title
+        self._ids = ids
+
     # titles
     def _detail(self) -> None:
         toks = self.title.split()

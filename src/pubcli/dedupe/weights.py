@@ -338,39 +338,53 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
     model.pairs = n
     if n == 0:
         return model
-    import numpy as np
+    from collections import Counter
 
-    data = np.asarray(rows, dtype=np.int8)
     if n > MAX_TRAINING_PAIRS:
         step = -(-n // MAX_TRAINING_PAIRS)
-        data = data[::step]
+        rows = rows[::step]
+    # EM over the distinct rows, each with its count: a few hundred patterns stand for
+    # thousands of pairs, so plain Python beats numpy (and its import) here
+    patterns = Counter(map(tuple, rows))
+    rows_of = list(patterns)
+    counts = [float(patterns[r]) for r in rows_of]
+    total_rows = float(sum(counts))
     nf = len(FIELDS)
-    # one-hot per field: columns (field, level); missing rows have no column set
-    masks = []
+    # per field and level: the patterns showing it (missing levels show none)
+    members: list[list[list[int]]] = []
     for j, f in enumerate(FIELDS):
-        col = data[:, j]
-        masks.append([(col == k) for k in range(len(LEVELS[f]))])
+        per: list[list[int]] = [[] for _ in LEVELS[f]]
+        for r, row in enumerate(rows_of):
+            if row[j] >= 0:
+                per[row[j]].append(r)
+        members.append(per)
     lam = PRIOR_SHARE
-    m = {f: np.array(PRIOR_MU[f][0], dtype=float) for f in FIELDS}
-    u = {f: np.array(PRIOR_MU[f][1], dtype=float) for f in FIELDS}
-    prior_m = {f: np.array(PRIOR_MU[f][0]) * STRENGTH_M for f in FIELDS}
-    prior_u = {f: np.array(PRIOR_MU[f][1]) * STRENGTH_U for f in FIELDS}
+    m = {f: list(PRIOR_MU[f][0]) for f in FIELDS}
+    u = {f: list(PRIOR_MU[f][1]) for f in FIELDS}
+    prior_m = {f: [x * STRENGTH_M for x in PRIOR_MU[f][0]] for f in FIELDS}
+    prior_u = {f: [x * STRENGTH_U for x in PRIOR_MU[f][1]] for f in FIELDS}
+    log, exp = math.log, math.exp
     it = 0
     for it in range(1, iterations + 1):  # noqa: B007 - read after the loop
-        logit = np.full(len(data), math.log(lam / (1 - lam)))
+        logit = [log(lam / (1 - lam))] * len(rows_of)
         for j, f in enumerate(FIELDS):
-            lr = np.log(m[f] / u[f])
-            col = data[:, j]
-            present = col >= 0
-            logit[present] += lr[col[present]]
-        post = 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
-        new_lam = (post.sum() + PRIOR_SHARE * 20) / (len(post) + 20)
+            lr = [log(a / b) for a, b in zip(m[f], u[f], strict=True)]
+            for k, rs in enumerate(members[j]):
+                w = lr[k]
+                for r in rs:
+                    logit[r] += w
+        post = [1.0 / (1.0 + exp(-min(50.0, max(-50.0, x)))) for x in logit]
+        weighted = [p * c for p, c in zip(post, counts, strict=True)]
+        new_lam = (sum(weighted) + PRIOR_SHARE * 20) / (total_rows + 20)
         delta = abs(new_lam - lam)
         lam = float(min(0.95, max(0.001, new_lam)))
         for j, f in enumerate(FIELDS):
-            cm = np.array([post[mask].sum() for mask in masks[j]]) + prior_m[f]
-            cu = np.array([(1 - post[mask]).sum() for mask in masks[j]]) + prior_u[f]
-            new_m, new_u = cm / cm.sum(), cu / cu.sum()
+            cm = [sum(weighted[r] for r in rs) + pm
+                  for rs, pm in zip(members[j], prior_m[f], strict=True)]
+            cu = [sum(counts[r] - weighted[r] for r in rs) + pu
+                  for rs, pu in zip(members[j], prior_u[f], strict=True)]
+            sm, su = sum(cm), sum(cu)
+            new_m, new_u = [x / sm for x in cm], [x / su for x in cu]
             if f in _U_CAPPED:
                 # agreement is never much more common among different works than the
                 # prior says: few different works to learn from when nearly all
@@ -380,11 +394,14 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
                 for k in range(len(new_u)):
                     if PRIOR_MU[f][0][k] > pu[k]:
                         new_u[k] = min(new_u[k], U_CAP_FACTOR * pu[k])
-                new_u = new_u / new_u.sum()
+                su = sum(new_u)
+                new_u = [x / su for x in new_u]
             if f is Field.TITLE:
                 for k in _NOISE_LEVELS:
-                    new_u[k] = min(new_u[k], NOISE_SLACK * new_u[Title.EXACT] * new_m[k] / new_m[Title.EXACT])
-                new_u = new_u / new_u.sum()
+                    new_u[k] = min(new_u[k], NOISE_SLACK * new_u[Title.EXACT] * new_m[k]
+                                   / new_m[Title.EXACT])
+                su = sum(new_u)
+                new_u = [x / su for x in new_u]
             caps = _CAPS[f]
             capped = [k for k in range(len(new_m)) if new_m[k] > caps[k]]
             if capped:
@@ -395,12 +412,13 @@ def estimate(rows: Sequence[Sequence[int]], *, title_works: Mapping[str, int] | 
                 total = sum(new_m[k] for k in free)
                 for k in free:
                     new_m[k] *= rest / total
-            delta = max(delta, float(np.abs(new_m - m[f]).max()))
+            delta = max(delta, max(abs(a - b) for a, b in zip(new_m, m[f], strict=True)))
             m[f], u[f] = new_m, new_u
         if delta < 1e-4:
             break
     _ = nf
-    model.support = {f: [float(mask.sum()) for mask in masks[j]] for j, f in enumerate(FIELDS)}
+    model.support = {f: [sum(counts[r] for r in rs) for rs in members[j]]
+                     for j, f in enumerate(FIELDS)}
     model._weights = None
     model.m = {f: [float(x) for x in m[f]] for f in FIELDS}
     model.u = {f: [float(x) for x in u[f]] for f in FIELDS}
