@@ -59,12 +59,6 @@ def content_text(rec: Record) -> str:
     return rec.type + "\x00" + "\x00".join(map(_PAIR, rec.fields.items()))
 
 
-def _content_key(rec: Record, text: str | None = None) -> str:
-    """The canonical order: what a record says, its key only between records that
-    say the same (so renaming keys leaves the order, and the groups, as they are)."""
-    return (content_text(rec) if text is None else text) + "\x00\x00" + rec.key
-
-
 def _place_only(v: Verdict, model: Model, cmp: Comparison, words: int) -> Verdict:
     """No duplicate when only where the two are printed (year, venue, issue, a first
     page) speaks for it: the title, authors and identifiers together must not be
@@ -111,6 +105,8 @@ class Matcher:
                 order, titles, mains, sorted_titles = cached[2:]
             else:
                 texts = [content_text(r) for r in self.records]
+                # the canonical order: what a record says, its key only between records
+                # that say the same (renaming keys leaves the order and the groups)
                 keys = [t + "\x00\x00" + r.key for t, r in zip(texts, self.records,
                                                                  strict=True)]
                 order = sorted(range(len(self.records)), key=keys.__getitem__)
