@@ -757,3 +757,19 @@ def test_an_edited_file_compares_again_only_the_pairs_of_the_edited_entry(monkey
     copied = records[3].copy(key="twin")  # its title is now shared: "common" for its pairs
     grown = Matcher(edited + [copied], digest="5" * 40)
     assert group_sets(grown.groups()) == group_sets(dedupe.find_groups(edited + [copied]))
+
+
+@pytest.mark.parametrize(("one", "other"), [("B", "C"), ("D", "E")])
+def test_one_letter_naming_the_subject_is_another_work_not_a_typo(one, other):
+    # hepatitis B and C, vitamin D and E: one letter is the whole difference, and the
+    # same group publishes both studies in one journal, one year
+    def paper(key: str, letter: str, pages: str) -> Record:
+        return rec(key, author="Mensah, Kwame and Owusu, Ama and Boateng, Kofi",
+                   title=f"Hepatitis {letter} virus infection and the risk factors for "
+                         "it among blood donors in the Ashanti region",
+                   journal="BMC Infectious Diseases", year="2019", volume="19", pages=pages)
+    assert not dedupe.explain(paper("a", one, "101"), paper("b", other, "245")).duplicate
+    # a letter dropped from a word of three is still a typo
+    fr = paper("c", one, "101")
+    fr.fields["title"] = fr.fields["title"].replace(" for ", " fr ")
+    assert dedupe.explain(paper("a", one, "101"), fr).duplicate

@@ -266,8 +266,13 @@ def title_score(a: str, b: str) -> float:
 
 def _close_spelling(a: str, b: str) -> bool:
     """A typo or a spelling variant: one edit (two for long words), transpositions
-    counting as one ("tumour"/"tumor", "randomised"/"randomized"; not "men"/"women")."""
+    counting as one ("tumour"/"tumor", "randomised"/"randomized"; not "men"/"women").
+    In a word of under four letters one letter changed is another word ("hepatitis
+    b"/"hepatitis c", "vitamin d"/"vitamin e", "m-tree"/"r-tree", "age"/"ago"): there
+    only a letter dropped from a word of three or more is a typo ("fr"/"for")."""
     la, lb = len(a), len(b)
+    if la < 4 or lb < 4:
+        return abs(la - lb) == 1 and max(la, lb) >= 3 and _OSA.distance(a, b, score_cutoff=1) <= 1
     limit = 1 if la <= 7 and lb <= 7 else 2
     return -limit <= la - lb <= limit and _OSA.distance(a, b, score_cutoff=limit) <= limit
 
