@@ -272,8 +272,11 @@ def _close_spelling(a: str, b: str) -> bool:
     only a letter dropped from a word of three or more is a typo ("fr"/"for")."""
     la, lb = len(a), len(b)
     if la < 4 or lb < 4:
-        return abs(la - lb) == 1 and max(la, lb) >= 3 and _OSA.distance(a, b, score_cutoff=1) <= 1
-    limit = 1 if la <= 7 and lb <= 7 else 2
+        if abs(la - lb) != 1 or max(la, lb) < 3:
+            return False
+        limit = 1
+    else:
+        limit = 1 if la <= 7 and lb <= 7 else 2
     return -limit <= la - lb <= limit and _OSA.distance(a, b, score_cutoff=limit) <= limit
 
 
