@@ -9,6 +9,7 @@ import random
 import pytest
 
 from pubcli import dedupe, store
+from pubcli.dedupe import linking
 from pubcli.dedupe.evidence import compare
 from pubcli.dedupe.features import Features
 from pubcli.dedupe.vetoes import VetoKind
@@ -677,7 +678,7 @@ def test_cached_links_follow_the_threshold_and_the_pairs_marked_distinct():
     fresh = group_sets(dedupe.find_groups(records))
     assert group_sets(dedupe.find_groups(records, digest=digest)) == fresh
     warm = Matcher(records, digest=digest)
-    assert warm._read_links(set()) is not None
+    assert linking.read_links(warm, set()) is not None
     assert group_sets(warm.groups()) == fresh and not warm._pairs_compared()
     one = sorted(next(g for g in fresh if len(g) == 2))
     marked = group_sets(dedupe.find_groups(records, digest=digest, distinct=[tuple(one)]))

@@ -46,7 +46,8 @@ from .merge import Conflict, MergeResult, Planned, merge, plan_merges, suggest_k
 from .merge import apply as apply_merge
 from .normalise import _unmatched_words, normalise, strip_annotations, title_score
 from .groups import Group, Link, Match, pair_key
-from .matcher import DEFAULT_THRESHOLD, Matcher
+from .linking import DEFAULT_THRESHOLD
+from .matcher import Matcher
 from .guard import Guard
 from .people import parse_authors, person_match, person_strings, shared_authors
 from .venues import venue_relation

@@ -12,7 +12,6 @@ so the pairs do not depend on the order of the file.
 
 from __future__ import annotations
 
-import bisect
 import re
 from functools import lru_cache
 from typing import overload
@@ -24,6 +23,7 @@ from .identifiers import BOOKLIKE
 from .normalise import normalise, title_score
 from .extrakeys import contained_pairs
 from .rare import rare_word_pairs
+from .textblob import Blob
 
 #: Sorted-neighbourhood window (neighbours compared per record and pass).
 WINDOW = 6
@@ -109,7 +109,7 @@ class Index:
         self.feats = Feats()
         self.titles: list[str] = []
         self.by_title: dict[str, list[int]] = {}
-        self._blobs: dict[str, _Blob] = {}
+        self._blobs: dict[str, Blob] = {}
         self._sorted: list[str] = []
         self._series: dict[str, bool] = {}
         self._subtitled: dict[str, set[str]] | None = None  # main title -> full titles
@@ -189,12 +189,12 @@ class Index:
             got = self._series[title] = _is_series(self._subtitled.get(title, set()))
         return got
 
-    def _blob(self, name: str) -> _Blob:
+    def _blob(self, name: str) -> Blob:
         """All records' identifier-bearing text, or all titles, as one searchable string
         (built once per index; a search is then one C-speed ``str.find`` loop)."""
         blob = self._blobs.get(name)
         if blob is None or len(self.feats) - blob.size > max(256, blob.size // 8):
-            blob = self._blobs[name] = _Blob(self._blob_texts(name, 0))
+            blob = self._blobs[name] = Blob(self._blob_texts(name, 0))
         elif blob.size + len(blob.extra) != len(self.feats):
             # records added since (an import's, one by one): kept beside it
             blob.extra += self._blob_texts(name, blob.size + len(blob.extra))
@@ -249,48 +249,6 @@ class Index:
             if s.main:
                 out.update(self.by_title.get(s.main, ()))
         return out
-
-
-class _Blob:
-    """Strings joined by newlines, searchable as one (substring or prefix), and the
-    strings added since (``extra``, searched one by one)."""
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        self.size = len(texts)
-        self.extra: list[str] = []
-        parts = []
-        starts = []
-        pos = 1
-        for t in texts:
-            t = t.replace("\n", " ")
-            starts.append(pos)
-            parts.append(t)
-            pos += len(t) + 1
-        self.text = "\n" + "\n".join(parts) + "\n"
-        self.starts = starts
-
-    def _hits(self, needle: str, shift: int = 0, whole: bool = False) -> Iterator[int]:
-        text, find = self.text, self.text.find
-        n = len(needle)
-        i = find(needle)
-        while i >= 0:
-            if not whole or not (text[i - 1].isalnum() or text[i + n].isalnum()):
-                yield bisect.bisect_right(self.starts, i + shift) - 1
-                i = text.find("\n", i + 1)
-            else:
-                i += 1
-            if i >= 0:
-                i = find(needle, i)
-        for k, t in enumerate(self.extra):
-            if ("\n" + t).startswith(needle) if shift else needle in t:
-                yield self.size + k
-
-    def containing(self, needle: str, whole: bool = False) -> Iterator[int]:
-        """Strings holding ``needle`` (``whole``: not inside a longer word or number)."""
-        return self._hits(needle, 0, whole) if needle and "\n" not in needle else iter(())
-
-    def starting(self, head: str) -> Iterator[int]:
-        return self._hits("\n" + head, 1) if head and "\n" not in head else iter(())
 
 
 def page_keys(s: Features) -> list[tuple[str, ...]]:

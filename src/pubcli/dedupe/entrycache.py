@@ -13,7 +13,7 @@ which library it is; a wrong guess only finds fewer rows), so a few libraries ke
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .blocking import Row
 
@@ -62,3 +62,25 @@ def write(keys: Sequence[str], got: Sequence[bytes], rows: Sequence[Row]) -> Non
 
     cache.write_derived(_KIND, library_name(keys), _MAKER,
                         (b"".join(got), [list(c) for c in zip(*rows, strict=True)]))
+
+
+def sample(pairs: Sequence[tuple[int, int]], share: float, known: Sequence[bytes] | None,
+           text: Callable[[int], str]) -> list[tuple[int, int]]:
+    """Each pair drawn with probability ``share`` by a hash of its two records'
+    contents (``known[i]``, their :func:`digests`, or else of ``text(i)``): the same
+    pairs in every run, whatever the order, the keys or the rest of the library, and a
+    sample that changes smoothly as the library grows (no step at any size)."""
+    made: dict[int, bytes] = {}
+
+    def digest(i: int) -> bytes:
+        if known is not None:
+            return known[i]
+        d = made.get(i)
+        if d is None:
+            d = made[i] = digests([text(i)])[0]
+        return d
+
+    cut = int(share * 2 ** 64)
+    b2 = hashlib.blake2b
+    return [(i, j) for i, j in pairs
+            if int.from_bytes(b2(digest(i) + digest(j), digest_size=8).digest()) < cut]

@@ -28,7 +28,8 @@ from pubcli.schema.model import Record
 from . import matchcache
 from .features import Features, sorted_words
 from .groups import Match
-from .matcher import DEFAULT_THRESHOLD, Matcher
+from .linking import DEFAULT_THRESHOLD
+from .matcher import Matcher
 
 Progress = Callable[[str, int, int], None]  # (what, done, total): pubcli.usecases.progress
 
@@ -70,7 +71,7 @@ class Guard:
     make: an import's), the weights and title frequencies are ``among``'s, as
     ``pubcli dedupe`` will judge that library afterwards; ``digest`` then names
     ``among``. ``threshold``: the match probability in percent (default
-    :data:`~.matcher.DEFAULT_THRESHOLD`). ``progress`` hears how far the candidate
+    :data:`~.linking.DEFAULT_THRESHOLD`). ``progress`` hears how far the candidate
     pairs of ``among`` are found (the long part of weighing a library anew; see
     :mod:`pubcli.usecases.progress`)."""
 

@@ -20,30 +20,19 @@ from pubcli.local import gcpause
 from pubcli.schema.model import Record
 from .blocking import Index, block
 from . import entrycache, matchcache, paircache
-from .clusters import cluster
 from .evidence import CHEAP_FIELDS, Comparison, cheap_levels, compare, quick_title
 from .features import Features, sorted_words
 from .levels import LEVELS, MISSING, Field, Title
 from .explain import Verdict, quick_verdict, verdict
-from .groups import Group, Link, Match, pair_key
+from .groups import Group, Match
+from . import linking
+from .linking import DEFAULT_THRESHOLD
 from .normalise import _GENERIC
 from .titleworks import title_works
-from .vetoes import Veto, VetoKind
 from .weights import Model, estimate
 
-#: The match probability (percent) a pair needs, no veto applying: the lowest at
-#: which the labelled development sets (two systematic-review exports, the bib-dedupe
-#: hard cases) have no false-positive record (at 97 a title-and-year-only pair joins)
-#: and the project's hard non-duplicates (tests/data/dedupe/hard_cases.bib) stay apart;
-#: DBLP vs Google Scholar has pair F1 0.86-0.87 from 97 to 98. See
-#: ``bench/bench_dedupe.py devsets`` and ``sweep``.
-DEFAULT_THRESHOLD = 98.0
-#: Two groups are not joined when a cross pair's probability is below this (percent),
-#: or when the pair does not match and one field speaks this strongly against it (bits).
-CHAIN_FLOOR = 50.0
-AGAINST = -6.0
 #: The weights are estimated on about this many candidate pairs at most (a sample drawn
-#: pair by pair, :meth:`Matcher._sample`): on DBLP-Scholar (10,379 pairs) all pairs give
+#: pair by pair, :func:`.entrycache.sample`): on DBLP-Scholar (10,379 pairs) all pairs give
 #: F1 .863, 8,000 .861, 6,000 .855, 4,000 .846 (bench/bench_dedupe.py devsets).
 TRAINING_PAIRS = 6_000
 
@@ -193,28 +182,9 @@ class Matcher:
         return estimate(rows, title_works=self.title_works, generic_titles=_GENERIC)
 
     def _sample(self, pairs: list[tuple[int, int]], share: float) -> list[tuple[int, int]]:
-        """Each pair drawn with probability ``share`` by a hash of its two records'
-        contents: the same pairs in every run, whatever the order, the keys or the rest
-        of the library, and a sample that changes smoothly as the library grows (no
-        step at any size)."""
-        import hashlib
-
         records = self.index.feats.records
-        known = self._digests
-        digests: dict[int, bytes] = {}
-
-        def digest(i: int) -> bytes:
-            if known is not None:
-                return known[i]
-            d = digests.get(i)
-            if d is None:
-                d = digests[i] = entrycache.digests([content_text(records[i])])[0]
-            return d
-
-        cut = int(share * 2 ** 64)
-        b2 = hashlib.blake2b
-        return [(i, j) for i, j in pairs
-                if int.from_bytes(b2(digest(i) + digest(j), digest_size=8).digest()) < cut]
+        return entrycache.sample(pairs, share, self._digests,
+                                 lambda i: content_text(records[i]))
 
     def _need(self, threshold: float) -> tuple[float, float]:
         """(the bits a pair needs beyond the prior to reach ``threshold`` percent, the
@@ -419,123 +389,9 @@ class Matcher:
     # ------------------------------------------------------------ the library
     def groups(self, distinct: Iterable[tuple[str, str]] = (),
                progress: Callable[[int, int], None] | None = None) -> list[Group]:
-        skip = {pair_key(a, b) for a, b in distinct}
-        feats = self.index.feats
-
-        def report(done: float, start: int, width: int) -> None:
-            if progress is not None:
-                progress(start + int(width * done), 1000)
-
-        report(1, 0, 100)
-        kept = self._read_links(skip)
-        if kept is not None:
-            link_pairs, comparisons = kept
-            for pair, cmp in comparisons.items():
-                self._compared.setdefault(pair, cmp)
-            links = [(i, j, self.judge(i, j)) for i, j in link_pairs]
-        else:
-            links = self._links(skip, lambda d: report(d, 100, 400))
-        report(1, 0, 700)
-        judged: set[tuple[int, int]] = set()
-
-        def separated(x: int, y: int) -> object | None:
-            kx, ky = feats[x].record.key, feats[y].record.key
-            if skip and pair_key(kx, ky) in skip:
-                return Veto(VetoKind.MARKED, "marked as not duplicates")
-            judged.add((x, y) if x < y else (y, x))
-            v = self.judge(x, y, min(self.threshold, DEFAULT_THRESHOLD))
-            if v.vetoes:
-                return v.vetoes[0]
-            if v.score < CHAIN_FLOOR or (not v.duplicate and any(
-                    c.weight <= AGAINST for c in v.contributions)):
-                return v
-            return None
-
-        out = []
-        for c in cluster(len(feats), links, lambda v: v.weight, separated):
-            members = sorted(c.members, key=lambda n: self.position[n])
-            recs = [feats[n].record for n in members]
-            glinks = sorted(c.links, key=lambda t: (min(self.position[t[0]], self.position[t[1]]),
-                                                    max(self.position[t[0]],
-                                                        self.position[t[1]])))
-            notes = []
-            for i, j, x, y, why in c.apart:
-                text = str(why)
-                if isinstance(why, Verdict):
-                    worst = min(why.contributions, key=lambda c: c.weight, default=None)
-                    text = why.summary + (f"; {worst}" if worst is not None else "")
-                notes.append(f"{feats[i].record.key} ~ {feats[j].record.key} left apart: "
-                             f"{feats[x].record.key} / {feats[y].record.key}: {text}")
-            out.append(Group(recs, [Link(feats[i].record, feats[j].record, v)
-                                    for i, j, v in glinks],
-                             list(dict.fromkeys(notes))))
-        out.sort(key=lambda g: self._first_position(g))
-        if kept is None:
-            self._keep_links(skip, [(i, j) for i, j, _ in links], judged)
-            self._keep_comparisons()
-        report(1, 0, 1000)
-        return out
-
-    def _links(self, skip: set[tuple[str, str]], progress: Callable[[float], None]
-               ) -> list[tuple[int, int, Verdict]]:
-        """The candidate pairs that match (no veto, the threshold reached), in
-        canonical order; pairs the cheap fields rule out are never compared in full."""
-        feats = self.index.feats
-        pairs = self.pairs(progress)
-        model = self.model
-        links: list[tuple[int, int, Verdict]] = []
-        prior_bits = math.log2(model.prior / (1 - model.prior))
-        need, bound = self._need(self.threshold)
-        compared = self._compared
-        for i, j in sorted(pairs):
-            if skip and pair_key(feats[i].record.key, feats[j].record.key) in skip:
-                continue
-            if (i, j) not in compared:
-                row = self._kept_row((i, j))
-                kept = None if row is None or row[0] == "q" else paircache.comparison(row)
-                if kept is not None:
-                    compared[(i, j)] = kept  # (no cheap test needed)
-                elif (row is not None and self._kept_ruled_out((i, j), row, need, bound)) \
-                        or self._ruled_out(i, j, need, bound):
-                    continue
-            cmp = self.comparison(i, j)
-            if cmp.vetoes:
-                continue
-            words = min(len(feats[i].content_tokens), len(feats[j].content_tokens))
-            if model.total(cmp, words) - prior_bits < need:
-                continue
-            v = self.judge(i, j)
-            if v.duplicate:
-                links.append((i, j, v))
-        return links
+        """The groups of duplicates among the records (:func:`.linking.groups`)."""
+        return linking.groups(self, distinct, progress)
 
     def _pairs_compared(self) -> int:
         """How many pairs were compared field by field (not read from the links cache)."""
         return self._fresh
-
-    # ------------------------------------------------------------ the links cache
-    def _links_maker(self, skip: set[tuple[str, str]]) -> str:
-        return matchcache.links_maker(self._maker(), self.threshold, skip)
-
-    def _read_links(self, skip: set[tuple[str, str]]
-                    ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], Comparison]] | None:
-        """The links :meth:`groups` found for this version of the file (same threshold,
-        same marked pairs), and the comparisons it judged them and their groups by."""
-        if self._digest is None or len(self.index.feats) != self._size:
-            return None
-        return matchcache.read_links(self._digest, self._links_maker(skip), self._size)
-
-    def _keep_links(self, skip: set[tuple[str, str]], links: list[tuple[int, int]],
-                    judged: set[tuple[int, int]]) -> None:
-        if self._digest is None or len(self.index.feats) != self._size \
-                or self._model is None:
-            return
-        matchcache.write_links(self._digest, self._links_maker(skip), links,
-                               ((pair, self.comparison(*pair))
-                                for pair in sorted(set(links) | judged)))
-
-    def _first_position(self, g: Group) -> int:
-        if self._by_id is None:
-            self._by_id = {id(r): self.position[n]
-                           for n, r in enumerate(self.index.feats.records)}
-        return self._by_id.get(id(g.records[0]), 0)
