@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import sys
 from enum import Enum
 from pathlib import Path
 from collections.abc import Callable, Iterable, Iterator
@@ -153,15 +152,7 @@ def export_command(
         data = _encoded(get(format.value).chunks(page, template), render.clean)
         total = page.total
     if to_stdout:
-        out = getattr(sys.stdout, "buffer", None)
-        sys.stdout.flush()
-        for chunk in [data] if isinstance(data, bytes) else data:
-            if out is not None:
-                out.write(chunk)
-            else:
-                sys.stdout.write(chunk.decode("utf-8"))
-        if out is not None:
-            out.flush()
+        common.write_bytes([data] if isinstance(data, bytes) else data)
     else:
         assert output is not None
         out_file.write(output, data, library=path)
