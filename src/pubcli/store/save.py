@@ -225,16 +225,7 @@ def rebase(library: Library, text: str, plan: Plan) -> None:
                 rec.source.start += dc
                 rec.source.end += dc
                 rec.line += dl
-    for f in library.document.failed:
-        if f.start >= 0:
-            dc, dl = shift_before(f.start)
-            f.start += dc
-            f.line += dl
-    warnings = library.document.warnings
-    lines_at = [old_text.count("\n", 0, s) for s in starts] if warnings else []
-    for w in warnings:
-        i = bisect.bisect_left(lines_at, w[0] - 1)
-        w[0] += shift_lines[i]
+    _shift_blocks(library, [(start, end, new) for start, end, new, _ in plan.edits])
 
 
 def _placed(parsed: Record, start: int, newline: str) -> bibtex.Source:
