@@ -296,6 +296,8 @@ class Matcher:
         if self._kept_pairs is None:
             self._kept_pairs = paircache.read([self.records[i].key for i in range(self._size)])
             self._kept_count = len(self._kept_pairs)
+        if not self._kept_pairs:
+            return None  # (a first run: no pair's key to work out)
         return self._kept_pairs.get(self._pair_key(*key))
 
     def _kept_comparison(self, key: tuple[int, int]) -> Comparison | None:
