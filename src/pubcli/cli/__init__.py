@@ -15,16 +15,65 @@ import contextlib
 import sys
 from pathlib import Path
 from typing import Any
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 
 import typer
 from typer.core import TyperGroup
 
 from ..errors import ErrorGroup, ExitCode, PubcliError
 
-# Command modules, in --help order. Each defines ``register(app)``.
+# Command modules, in --help order. Each defines ``register(app)``; a module is imported
+# only when its command is asked for (run, its help, the root's help, completion).
 COMMANDS = ("init", "add", "import", "show", "open", "edit", "tag", "rename", "remove", "undo",
             "areas", "list", "dedupe", "export", "check", "fmt", "update", "sync", "completion")
+
+
+class _LazyCommands(MutableMapping):
+    """The root's commands by name, in :data:`COMMANDS` order; a command's module is
+    imported and its click command built the first time the command is looked up.
+    Listing the names (click's suggestions, ``list_commands``) imports nothing."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self._names = list(names)
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            if name not in self._names:
+                raise KeyError(name)
+            self._built[name] = _build(name)
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        if name not in self._names:
+            self._names.append(name)
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        self._names.remove(name)
+        self._built.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._names))
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+
+def _build(name: str) -> Any:
+    """The click command of ``pubcli NAME``: its module registers it on a Typer of its
+    own, built as the root app would build it (same markup mode, no completion options)."""
+    from .helptext import use_example_formatter
+
+    one = typer.Typer(add_completion=False, pretty_exceptions_enable=False,
+                      rich_markup_mode=None)
+    importlib.import_module(f"{__name__}.{name}_cmd").register(one)
+    command = typer.main.get_command(one)
+    use_example_formatter(command)
+    return command
 
 
 class _Interrupted(Exception):
@@ -43,6 +92,10 @@ class PubcliGroup(TyperGroup):
         from .helptext import use_example_formatter
 
         use_example_formatter(self)  # examples wrap between shell words, not in quotes
+        lazy = _LazyCommands(COMMANDS)  # each command's module: when it is asked for
+        for name, command in self.commands.items():  # any registered on the app itself
+            lazy[name] = command
+        self.commands = lazy
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
@@ -240,10 +293,6 @@ def _root(ctx: typer.Context,
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit(ExitCode.OK)
-
-
-for _name in COMMANDS:
-    importlib.import_module(f"{__name__}.{_name}_cmd").register(app)
 
 
 class _Process:
