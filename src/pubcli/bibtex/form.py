@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 from pubcli.schema.model import Record
 
-from .command import IDENT_RE, MONTH_MACROS, read_entry
+from .command import (_ENTRY_FAST_RE, _FIELD_PAIRS_RE, _SPECIAL, IDENT_RE, MONTH_MACROS,
+                      read_entry)
 from .read import Source
 from .writable import _check_written_key, braces_balanced, check_value, writable
 
@@ -228,6 +229,12 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
             if single else tuple(None if "#" not in w or _single(w) else _SEVERAL
                                          for _, w in fields)
         type_written = src.type_written if lower else _type_as_written(raw)
+    elif (m := _ENTRY_FAST_RE.match(raw)) is not None and m.end() == len(raw) \
+            and m.group(1).lower() not in _SPECIAL:
+        # the common shapes, every value one token: read_entry's fast reading, inline
+        fields = tuple(_FIELD_PAIRS_RE.findall(raw, m.end(2), m.end()))
+        values = (None,) * len(fields)
+        type_written, single = m.group(1), True
     else:
         entry = read_entry(raw)
         if entry is None or entry.end != len(raw):
@@ -270,13 +277,19 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
     if plain and not (form.order or form.align):
         # the common case: lines made at once, a braced value that is not a month as written
         if single and lower and not form.drop:
-            lines = [f"{indent}{lname} = {written},"
-                     if (lname := name.lower()) != "month" and written[0] == "{"
-                     else f"{indent}{lname} = {value_in_form(lname, written, None)},"
-                     for name, written in fields]
-            if lines and not form.trailing_comma:
-                lines[-1] = lines[-1][:-1]
-            return Rewritten(newline.join([head, *lines, closer]), changed)
+            # a braced value that is not a month, or a number, stays as written
+            lines = []
+            for name, written in fields:
+                lname = name.lower()
+                c = written[0]
+                lines.append(f"{lname} = {written}" if c == "{" and lname != "month"
+                             or "0" <= c <= "9"
+                             else f"{lname} = {value_in_form(lname, written, None)}")
+            if not lines:
+                return Rewritten(head + newline + closer, changed)
+            sep = "," + newline + indent
+            return Rewritten(head + newline + indent + sep.join(lines)
+                             + ("," if form.trailing_comma else "") + newline + closer, changed)
         lines = [f"{indent}{lname if lower else name} = {written},"
                  if (lname := name.lower()) != "month" and tokens is None and written[0] == "{"
                  else f"{indent}{lname if lower else name} = "

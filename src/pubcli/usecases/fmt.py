@@ -68,27 +68,14 @@ class Plan:
     # (whose white space is not the form's blank lines)
     moved: list[tuple[int, int]] = field(default_factory=list)  # (line, entries) per run
     # a sort reorders
-    _runs_moved: list[tuple[list[Record], list[Record]]] = field(default_factory=list)
-    _records: list[Record] = field(default_factory=list)
-    _changed_of: dict[int, dict[str, str | None]] = field(default_factory=dict)
+    _expected: list[list[tuple[str, str, dict[str, str]]]] = field(default_factory=list)
 
     @property
     def expected(self) -> list[list[tuple[str, str, dict[str, str]]]]:
         """For each edit, (key, type, fields) of the entries in its new text, in order,
         as BibTeX must read them ([] for white space): what the store checks the text
         it writes against."""
-        by_start = {r.source.start: r for r in self._records if r.source is not None}
-        sorted_runs = {run[0].source.start: order  # type: ignore[union-attr]
-                       for run, order in self._runs_moved}
-        out: list[list[tuple[str, str, dict[str, str]]]] = []
-        for start, _, new in self.edits:
-            if not new.strip(" \t\r\n"):
-                out.append([])
-                continue
-            recs = sorted_runs.get(start) or [by_start[start]]
-            out.append([(r.key, r.type, _reading(r.fields, self._changed_of.get(id(r))))
-                        for r in recs])
-        return out
+        return self._expected
 
     @property
     def clean(self) -> bool:
@@ -165,14 +152,17 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
             changes.append(Change(rec, rec.line, raw, done.text, tuple(done.changed)))
             if done.changed:
                 changed_of[id(rec)] = done.changed
-    entry_edits = {id(c.record): c for c in out.changes}
-    runs = _runs(library, text) if (sort or form.blank_lines is not None) and keys is None \
-        else []
+    # each edit with what BibTeX must read from its new text (see Plan.expected)
+    edits: list[tuple[tuple[int, int, str], list[tuple[str, str, dict[str, str]]]]] = []
     in_runs: set[int] = set()
     gap = nl * ((form.blank_lines if form.blank_lines is not None else 1) + 1)
-    for run in runs:
-        order = _sorted(run, sort) if sort else run
-        if order != run and not any(id(r) in unread for r in run):
+    if sort and keys is None:
+        for run in _runs(library, text):
+            order = _sorted(run, sort)
+            if order == run or any(id(r) in unread for r in run):
+                if form.blank_lines is not None:
+                    _gaps(run, text, gap, edits, out.spacing)
+                continue
             out.moved.append((run[0].line, sum(a is not b for a, b in zip(order, run, strict=True))))
             start, end = run[0].source.start, run[-1].source.end  # type: ignore[union-attr]
             between = [gap if form.blank_lines is not None
@@ -181,28 +171,42 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
             joined = _text_in_form(order[0], new_text, text)
             for sep, rec in zip(between, order[1:], strict=False):
                 joined += sep + _text_in_form(rec, new_text, text)
-            out.edits.append((start, end, joined))
-            out._runs_moved.append((run, order))
+            edits.append(((start, end, joined),
+                          [(r.key, r.type, _reading(r.fields, changed_of.get(id(r))))
+                           for r in order]))
             in_runs.update(id(r) for r in run)
-            continue
-        if form.blank_lines is None:
-            continue
-        for a, b in zip(run, run[1:], strict=False):
-            s, e = a.source.end, b.source.start  # type: ignore[union-attr]
-            if text[s:e] != gap:
-                out.edits.append((s, e, gap))
-                out.spacing.append(b.line)
-    for rec in library.records:
-        c = entry_edits.get(id(rec))
-        if c is not None and id(rec) not in in_runs:
+    elif form.blank_lines is not None and keys is None:
+        _gaps(library.records, text, gap, edits, out.spacing)
+    for c in changes:
+        rec = c.record
+        if id(rec) not in in_runs:
             src = rec.source
             assert src is not None
-            out.edits.append((src.start, src.end, c.new))
-    out.edits.sort(key=lambda e: (e[0], e[1]))
+            edits.append(((src.start, src.end, c.new),
+                          [(rec.key, rec.type, _reading(rec.fields, changed_of.get(id(rec))))]))
+    edits.sort(key=lambda e: (e[0][0], e[0][1]))
+    out.edits = [e for e, _ in edits]
+    out._expected = [x for _, x in edits]
     out.skipped.sort(key=lambda s: s.line)
-    out._records = library.records
-    out._changed_of = changed_of
     return out
+
+
+def _gaps(records: list[Record], text: str, gap: str,
+          edits: list[tuple[tuple[int, int, str], list]], spacing: list[int]) -> None:
+    """The edits that make the white space between two entries of a run (only white
+    space between them, neither read-only: :func:`_runs`) the form's ``gap``."""
+    prev = None
+    for rec in records:
+        src = rec.source
+        if src is None or src.read_only:
+            prev = None
+            continue
+        if prev is not None:
+            s, e = prev.end, src.start
+            if text[s:e] != gap and not text[s:e].strip(" \t\r\n"):
+                edits.append(((s, e, gap), []))
+                spacing.append(rec.line)
+        prev = src
 
 
 def _text_in_form(rec: Record, new_text: dict[int, str], text: str) -> str:
