@@ -28,6 +28,56 @@ def test_bare_pubcli_prints_the_normal_help(cli):
     assert r.stderr == ""
 
 
+def test_the_root_help_lists_every_command_with_its_one_line_help(cli):
+    from pubcli.cli import COMMANDS
+
+    page = cli("--help").stdout
+    listed = page[page.index("\nCommands:\n"):].splitlines()[1:]
+    names = [ln.split()[0] for ln in listed if ln.startswith("  ") and ln.split()]
+    assert names == list(COMMANDS)
+    for ln in listed:
+        if ln.startswith("  ") and ln.split():
+            assert len(ln.split()) > 1, f"no help for {ln.strip()}"
+    assert "Rewrite the entries that are not in the canonical form" in page  # fmt's line
+
+
+def test_a_mistyped_command_is_a_usage_error_with_a_suggestion(cli):
+    r = cli("fmtt")
+    assert r.exit_code == 2
+    assert r.stderr == ("error: No such command 'fmtt'. Did you mean 'fmt'? "
+                        "(see 'pubcli --help')\n")
+
+
+def _command_modules_after(*args: str, tmp_path) -> list[str]:
+    """The command modules a fresh ``pubcli ARGS`` process imported."""
+    code = ("import sys\n"
+            f"sys.argv = ['pubcli', *{list(args)!r}]\n"
+            "from pubcli.cli import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(' '.join(sorted(m for m in sys.modules if m.endswith('_cmd')"
+            " or m.startswith('pubcli.exporters'))), file=sys.stderr)\n")
+    import os
+    from pathlib import Path
+
+    import pubcli
+
+    env = dict(os.environ, PYTHONPATH=str(Path(pubcli.__file__).resolve().parents[1]))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=tmp_path, env=env)
+    return r.stderr.strip().splitlines()[-1].split() if r.stderr.strip() else []
+
+
+def test_a_command_loads_only_its_own_module(tmp_path):
+    """Start-up: ``pubcli --version`` reads no command's module, ``pubcli fmt`` only
+    fmt's (the others, the exporters among them, are not imported)."""
+    lib = write(tmp_path / "l.bib", "@misc{a,\n  title = {T},\n}\n")
+    assert _command_modules_after("--version", tmp_path=tmp_path) == []
+    assert _command_modules_after("-l", str(lib), "fmt", "--check",
+                                  tmp_path=tmp_path) == ["pubcli.cli.fmt_cmd"]
+    assert _command_modules_after("-l", str(lib), "show", "a",
+                                  tmp_path=tmp_path) == ["pubcli.cli.show_cmd"]
+
+
 @pytest.mark.parametrize("before", [True, False])
 def test_library_option_before_or_after_the_command(cli, library, tmp_path, chdir, before):
     chdir(tmp_path)  # no data/library.bib found from here... except the fixture's
