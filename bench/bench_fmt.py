@@ -3,7 +3,7 @@ bibtex-tidy, and what each tool changes and loses.
 
     python bench/bench_fmt.py [--cache bench/out/corpus] [--tidy /tmp/tidy/node_modules/.bin/bibtex-tidy]
                               [--sizes 10000] [--seeds 1,2,3] [--runs 5] [--no-corpus] [--no-speed]
-                              [--json bench/out/bench_fmt.json]
+                              [--json bench/out/bench_fmt.json] [--before /tmp/base/src]
 
 * Safety (every .bib of the four Debian TeX Live packages, ``bench/corpus.py``), for the
   default form and for a form with every option on (alignment, quotes, no trailing comma,
@@ -19,7 +19,9 @@ bibtex-tidy, and what each tool changes and loses.
 * Speed (whole processes, CPU time of the child, medians of ``--runs``), on
   ``bench/gen_library.py N --seed S`` files: ``pubcli fmt --check`` on a formatted file,
   ``pubcli fmt`` and ``bibtex-tidy`` (in place, its defaults) on the same unformatted copy,
-  in the same run; the ratio of the medians. Bytecode is compiled and written (a user's
+  in the same run; the ratio of the medians. With ``--before SRC`` (older code, e.g. from
+  ``git archive``) each run of this code is followed by the same run of that code, and
+  the ratios this/before are printed too. Bytecode is compiled and written (a user's
   installed pubcli has it): PYTHONDONTWRITEBYTECODE is dropped from the children's
   environment.
 """
@@ -215,11 +217,18 @@ def _cpu(cmd: list[str], env: dict) -> tuple[float, float, int]:
     return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), wall, p.returncode
 
 
-def speed(sizes: list[int], seeds: list[int], runs: int, tidy: str, tmp: Path) -> list[dict]:
+def speed(sizes: list[int], seeds: list[int], runs: int, tidy: str, tmp: Path,
+          before: str | None = None) -> list[dict]:
+    """With ``before`` (a source folder of older code), each run of the current code is
+    followed by the same run of that code, and the row also holds its medians."""
     import compileall
 
     pubcli = shutil.which("pubcli") or "pubcli"
-    compileall.compile_dir(str(ROOT / "src"), quiet=1)  # as installed: with its bytecode
+    versions = {"": str(ROOT / "src")}
+    if before:
+        versions["before_"] = before
+    for src in versions.values():
+        compileall.compile_dir(src, quiet=1)  # as installed: with its bytecode
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     out = []
     for n in sizes:
@@ -227,43 +236,56 @@ def speed(sizes: list[int], seeds: list[int], runs: int, tidy: str, tmp: Path) -
             src = tmp / f"gen-{n}-{seed}.bib"
             subprocess.run([sys.executable, str(HERE / "gen_library.py"), str(n), str(src),
                             "--seed", str(seed)], check=True)
-            env = dict(base_env, PUBCLI_CACHE_DIR=str(tmp / f"cache-{n}-{seed}"))
-            done = tmp / f"done-{n}-{seed}.bib"
-            shutil.copy(src, done)
-            subprocess.run([pubcli, "-l", str(done), "fmt"], env=env, check=True,
-                           stderr=subprocess.DEVNULL)
-            # a warm parse cache, as any earlier pubcli command leaves it
-            subprocess.run([pubcli, "-l", str(done), "list", "--format", "keys"], env=env,
-                           stdout=subprocess.DEVNULL, check=True)
-            check, fmt_cold, fmt_warm, tid = [], [], [], []
+            times: dict[str, list[float]] = {}
+            envs, dones = {}, {}
+            for v, code in versions.items():
+                env = dict(base_env, PYTHONPATH=code,
+                           PUBCLI_CACHE_DIR=str(tmp / f"cache-{v}{n}-{seed}"))
+                done = tmp / f"done-{v}{n}-{seed}.bib"
+                shutil.copy(src, done)
+                subprocess.run([pubcli, "-l", str(done), "fmt"], env=env, check=True,
+                               stderr=subprocess.DEVNULL)
+                # a warm parse cache, as any earlier pubcli command leaves it
+                subprocess.run([pubcli, "-l", str(done), "list", "--format", "keys"], env=env,
+                               stdout=subprocess.DEVNULL, check=True)
+                envs[v], dones[v] = env, done
+            tid = times.setdefault("tidy", [])
             for _ in range(runs):
-                cpu, wall, rc = _cpu([pubcli, "-l", str(done), "fmt", "--check"], env)
-                assert rc == 0, "a formatted file must pass --check"
-                check.append(cpu)
-                for target, warm in ((fmt_cold, False), (fmt_warm, True)):
-                    work = tmp / f"work-{n}-{seed}.bib"
-                    shutil.copy(src, work)
-                    wenv = dict(env, PUBCLI_CACHE_DIR=str(tmp / f"wcache-{n}-{seed}-{warm}"))
-                    if warm:
-                        subprocess.run([pubcli, "-l", str(work), "list", "--format", "keys"],
-                                       env=wenv, stdout=subprocess.DEVNULL, check=True)
-                    else:
-                        shutil.rmtree(tmp / f"wcache-{n}-{seed}-{warm}", ignore_errors=True)
-                    cpu, wall, rc = _cpu([pubcli, "-l", str(work), "fmt"], wenv)
-                    assert rc == 0 and work.read_bytes() == done.read_bytes()
-                    target.append(cpu)
+                for v in versions:
+                    env, done = envs[v], dones[v]
+                    cpu, wall, rc = _cpu([pubcli, "-l", str(done), "fmt", "--check"], env)
+                    assert rc == 0, "a formatted file must pass --check"
+                    times.setdefault(v + "check", []).append(cpu)
+                    for warm in (False, True):
+                        work = tmp / f"work-{v}{n}-{seed}.bib"
+                        shutil.copy(src, work)
+                        wcache = tmp / f"wcache-{v}{n}-{seed}-{warm}"
+                        wenv = dict(env, PUBCLI_CACHE_DIR=str(wcache))
+                        if warm:
+                            subprocess.run([pubcli, "-l", str(work), "list", "--format", "keys"],
+                                           env=wenv, stdout=subprocess.DEVNULL, check=True)
+                        else:
+                            shutil.rmtree(wcache, ignore_errors=True)
+                        cpu, wall, rc = _cpu([pubcli, "-l", str(work), "fmt"], wenv)
+                        assert rc == 0 and work.read_bytes() == done.read_bytes()
+                        times.setdefault(v + ("warm" if warm else "cold"), []).append(cpu)
                 work = tmp / f"tidy-{n}-{seed}.bib"
                 shutil.copy(src, work)
-                cpu, wall, rc = _cpu([tidy, str(work), "--modify", "--quiet"], env)
+                cpu, wall, rc = _cpu([tidy, str(work), "--modify", "--quiet"], base_env)
                 assert rc == 0
                 tid.append(cpu)
-            row = {"entries": n, "seed": seed, "runs": runs,
-                   "check_s": statistics.median(check),
-                   "fmt_cold_cache_s": statistics.median(fmt_cold),
-                   "fmt_warm_cache_s": statistics.median(fmt_warm),
-                   "tidy_s": statistics.median(tid)}
-            row["ratio_cold"] = row["fmt_cold_cache_s"] / row["tidy_s"]
-            row["ratio_warm"] = row["fmt_warm_cache_s"] / row["tidy_s"]
+            row: dict = {"entries": n, "seed": seed, "runs": runs}
+            for v in versions:
+                row[v + "check_s"] = statistics.median(times[v + "check"])
+                row[v + "fmt_cold_cache_s"] = statistics.median(times[v + "cold"])
+                row[v + "fmt_warm_cache_s"] = statistics.median(times[v + "warm"])
+            row["tidy_s"] = statistics.median(tid)
+            for v in versions:
+                row[v + "ratio_cold"] = row[v + "fmt_cold_cache_s"] / row["tidy_s"]
+                row[v + "ratio_warm"] = row[v + "fmt_warm_cache_s"] / row["tidy_s"]
+            if before:
+                for k in ("check_s", "fmt_cold_cache_s", "fmt_warm_cache_s"):
+                    row["after_over_before_" + k] = row[k] / row["before_" + k]
             out.append(row)
             print(json.dumps(row), flush=True)
     return out
@@ -281,6 +303,9 @@ def main() -> None:
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--no-safety", action="store_true")
     ap.add_argument("--json", type=Path, default=HERE / "out" / "bench_fmt.json")
+    ap.add_argument("--before", metavar="SRC",
+                    help="source folder of older code, run after each run of this code "
+                         "(e.g. git archive <commit> src | tar -x -C /tmp/base)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="pubcli-bench-fmt-"))
     os.environ.setdefault("PUBCLI_CACHE_DIR", str(tmp / "cache"))
@@ -301,7 +326,7 @@ def main() -> None:
     if not args.no_speed:
         result["speed"] = speed([int(s) for s in args.sizes.split(",")],
                                 [int(s) for s in args.seeds.split(",")], args.runs, args.tidy,
-                                tmp)
+                                tmp, args.before)
         _print_speed(result["speed"])
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2, default=str))
@@ -337,12 +362,22 @@ def _print_tools(tools: dict) -> None:
 
 def _print_speed(rows: list[dict]) -> None:
     print("\nSpeed (CPU s of the whole process, medians)")
-    print(f"  {'entries':>8} {'seed':>5} {'fmt --check':>12} {'fmt cold':>9} {'fmt warm':>9} "
-          f"{'tidy':>7} {'cold/tidy':>10} {'warm/tidy':>10}")
-    for r in rows:
-        print(f"  {r['entries']:>8} {r['seed']:>5} {r['check_s']:>12.3f} "
-              f"{r['fmt_cold_cache_s']:>9.3f} {r['fmt_warm_cache_s']:>9.3f} {r['tidy_s']:>7.3f} "
-              f"{r['ratio_cold']:>10.2f} {r['ratio_warm']:>10.2f}")
+    for prefix, who in (("", "this code"), ("before_", "before")):
+        if prefix + "check_s" not in rows[0]:
+            continue
+        print(f"  {who}:")
+        print(f"  {'entries':>8} {'seed':>5} {'fmt --check':>12} {'fmt cold':>9} "
+              f"{'fmt warm':>9} {'tidy':>7} {'cold/tidy':>10} {'warm/tidy':>10}")
+        for r in rows:
+            print(f"  {r['entries']:>8} {r['seed']:>5} {r[prefix + 'check_s']:>12.3f} "
+                  f"{r[prefix + 'fmt_cold_cache_s']:>9.3f} "
+                  f"{r[prefix + 'fmt_warm_cache_s']:>9.3f} {r['tidy_s']:>7.3f} "
+                  f"{r[prefix + 'ratio_cold']:>10.3f} {r[prefix + 'ratio_warm']:>10.3f}")
+    if "after_over_before_check_s" in rows[0]:
+        print("  this code / before (same run): " + "; ".join(
+            f"{r['entries']}/{r['seed']}: check {r['after_over_before_check_s']:.2f}, cold "
+            f"{r['after_over_before_fmt_cold_cache_s']:.2f}, warm "
+            f"{r['after_over_before_fmt_warm_cache_s']:.2f}" for r in rows))
 
 
 if __name__ == "__main__":
