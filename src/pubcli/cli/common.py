@@ -12,11 +12,11 @@ from collections.abc import Iterable
 import typer
 
 from pubcli.local import config
-from pubcli.usecases.grouping import Filters, parse_year_range
 from ..render.text import clean
 
 if TYPE_CHECKING:
     from pubcli.store import Library, Listing
+    from pubcli.usecases.grouping import Filters
 
 LibraryOpt = typer.Option(None, "--library", "-l", metavar="PATH",
                           help="The .bib file (default: $PUBCLI_LIBRARY, else data/library.bib "
@@ -114,6 +114,8 @@ def build_filters(area: list[str] | None, type_: list[str] | None, year: str | N
                   known_areas: list[str] | None = None) -> Filters:
     """The filters of list, export and tag. An ``--area`` or ``--type`` that names
     nothing known is refused when the filters are applied (grouping.check_filters)."""
+    from pubcli.usecases.grouping import Filters, parse_year_range  # not on every command's path
+
     return Filters(areas=list(area or []), types=list(type_ or []),
                    years=parse_year_range(year) if year else None,
                    authors=list(author or []), search=search or None,
