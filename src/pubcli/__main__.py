@@ -10,7 +10,10 @@ import sys
 def main() -> None:
     if os.environ.get("_PUBCLI_COMPLETE"):
         _complete_fast()
-    from pubcli.cli import main as cli_main
+    from pubcli.local import gcpause
+
+    with gcpause.start_up():
+        from pubcli.cli import main as cli_main
 
     cli_main()
 

@@ -99,10 +99,14 @@ def _one(path: Path, keys: list[str] | None, sort: str | None, *, check: bool, d
     from ..render import changes, shown_path
     from ..render.ci import findings
 
+    from pubcli.local import gcpause
+
     form = config.load_config(path).fmt
     write = not (check or diff or dry_run)
-    with store.transaction(path, dry_run=not write, written=True,
-                           on_wait=common.note) as lib:
+    # one pause for the load, the plan and the write: no collection walks the library
+    # between them (pubcli.local.gcpause)
+    with gcpause.paused(), store.transaction(path, dry_run=not write, written=True,
+                                             on_wait=common.note) as lib:
         plan = fmt_core.plan(lib, form, keys, sort)
         for s in plan.skipped:
             common.warn(f"{shown_path(path)}:{s.line}: left as it is: "

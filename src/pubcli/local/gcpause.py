@@ -44,3 +44,19 @@ def settle() -> None:
     them, so that no collection ever walks them."""
     if gc.get_count()[0] >= FREEZE_AT:
         gc.freeze()
+
+
+@contextlib.contextmanager
+def start_up() -> Iterator[None]:
+    """The program's start-up (importing the CLI): its objects (modules, functions,
+    classes) live as long as the process, so no collection runs while they are built,
+    and they are frozen once built (no later collection walks them)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
