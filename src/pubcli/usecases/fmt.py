@@ -128,6 +128,9 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
     ends_in_form = text.endswith
     changes = out.changes
     unread: set[int] = set()  # id(record) of the entries BibTeX does not read as one
+    # each edit with what BibTeX must read from its new text (see Plan.expected)
+    edits: list[tuple[tuple[int, int, str], list[tuple[str, str, dict[str, str]]]]] = []
+    moving = bool(sort) and keys is None  # runs may move: their edits come after this loop
     for rec in library.records:
         src = rec.source
         if src is None or (selected is not None and id(rec) not in selected):
@@ -148,15 +151,18 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
                                                           "one entry"))
             continue
         if done.text != raw:
+            changed = done.changed
+            changes.append(Change(rec, rec.line, raw, done.text, tuple(changed)))
+            if not moving:  # the entry's own edit
+                edits.append(((start, end, done.text),
+                              [(rec.key, rec.type, _reading(rec.fields, changed))]))
+                continue
             new_text[id(rec)] = done.text
-            changes.append(Change(rec, rec.line, raw, done.text, tuple(done.changed)))
-            if done.changed:
-                changed_of[id(rec)] = done.changed
-    # each edit with what BibTeX must read from its new text (see Plan.expected)
-    edits: list[tuple[tuple[int, int, str], list[tuple[str, str, dict[str, str]]]]] = []
+            if changed:
+                changed_of[id(rec)] = changed
     in_runs: set[int] = set()
     gap = nl * ((form.blank_lines if form.blank_lines is not None else 1) + 1)
-    if sort and keys is None:
+    if moving:
         for run in _runs(library, text):
             order = _sorted(run, sort)
             if order == run or any(id(r) in unread for r in run):
@@ -175,15 +181,15 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
                           [(r.key, r.type, _reading(r.fields, changed_of.get(id(r))))
                            for r in order]))
             in_runs.update(id(r) for r in run)
+        for c in changes:  # the entries outside the runs that move: their own edits
+            rec = c.record
+            if id(rec) not in in_runs:
+                src = rec.source
+                assert src is not None
+                edits.append(((src.start, src.end, c.new),
+                              [(rec.key, rec.type, _reading(rec.fields, changed_of.get(id(rec))))]))
     elif form.blank_lines is not None and keys is None:
         _gaps(library.records, text, gap, edits, out.spacing)
-    for c in changes:
-        rec = c.record
-        if id(rec) not in in_runs:
-            src = rec.source
-            assert src is not None
-            edits.append(((src.start, src.end, c.new),
-                          [(rec.key, rec.type, _reading(rec.fields, changed_of.get(id(rec))))]))
     edits.sort(key=lambda e: (e[0][0], e[0][1]))
     out.edits = [e for e, _ in edits]
     out._expected = [x for _, x in edits]
