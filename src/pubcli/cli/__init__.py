@@ -6,6 +6,10 @@ or a usage error becomes one ``error:`` line on stderr and exit 2; a command tha
 found something returns ``ExitCode.FOUND`` (1); Ctrl-C prints one line and exits
 130. Any other exception is a bug: it keeps its traceback and exits 70, never
 0 or 1, so a crash cannot read as a finding (see :func:`main`).
+
+A command's module is imported only when the command is asked for (run, its help, the
+root's help, completion): :data:`COMMANDS` names them, :class:`_LazyCommands` builds each
+click command on first look-up, so start-up pays for one command, not for all of them.
 """
 
 from __future__ import annotations
