@@ -39,6 +39,8 @@ WORDS = {
     "LyX": "LyX", "TikZ": "TikZ", "PS": "PostScript", "POSTSCRIPT": "PostScript",
     "PDF": "PDF", "TUB": "TUGboat", "TUG": "TUG", "CTAN": "CTAN", "XyMTeX": "XyMTeX",
     "Xy": "Xy", "MakeIndex": "MakeIndex", "OMEGA": "Omega",
+    # biblatex's page words (\bibstring{page}, {pages} in english.lbx)
+    "pno": "p.", "ppno": "pp.",
 }
 
 # Punctuation, spaces and escaped characters (the space after a word-named one drops).
@@ -71,7 +73,36 @@ SILENT = frozenset("""
     huge Huge normalsize
     protect relax unskip ignorespaces nobreak allowbreak null strut noindent leavevmode
     nolinebreak nopagebreak hss
+    mkbibemph mkbibitalic mkbibbold mkbibacro mkbibsuperscript mkbibsubscript nopp
 """.split())
+
+# biblatex's punctuation commands (biblatex.sty, "Punctuation"; \psq and \psqq are
+# \sqspace\bibstring{sequens}, "sq." in english.lbx): each first takes away the spaces
+# before it (\unspace), then prints its text; a mark is left out where the text before
+# already ends in punctuation it may not follow (PUNCT_AFTER). The space after the
+# command is TeX's delimiter.
+BIBLATEX_PUNCT = {
+    "adddot": ".", "addperiod": ".", "addcomma": ",", "addsemicolon": ";",
+    "addcolon": ":", "addquestion": "?", "addexclam": "!", "addslash": "/",
+    "addspace": " ", "addnbspace": " ", "addthinspace": " ", "addnbthinspace": " ",
+    "addlowpenspace": " ", "addhighpenspace": " ", "addlpthinspace": " ",
+    "addhpthinspace": " ", "addabbrvspace": " ", "addabthinspace": " ",
+    "adddotspace": ". ", "sqspace": " ", "psq": " sq.", "psqq": " sqq.",
+    "unspace": "", "isdot": "", "nopunct": "", "bibsentence": "", "midsentence": "",
+}
+# The punctuation a biblatex mark is not printed after (its default
+# \DeclarePunctuationPairs: a comma, semicolon or colon may follow an abbreviation
+# dot, ! or ?; ! and ? an abbreviation dot; a dot or period nothing; a "." written in
+# the text is taken for an abbreviation dot: "Nr.\\addcomma").
+PUNCT_AFTER = {".": ".,;:!?", ",": ",;:", ";": ",;:", ":": ",;:", "!": ",;:!?",
+               "?": ",;:!?"}
+
+# biblatex's and csquotes' wrappers: the braced argument shows between these.
+WRAPPERS = {
+    "mkbibquote": ("\u201c", "\u201d"), "enquote": ("\u201c", "\u201d"),
+    "textquote": ("\u201c", "\u201d"), "mkbibparens": ("(", ")"),
+    "mkbibbrackets": ("[", "]"),
+}
 
 # Sort keys (BibTeX's \noopsort convention) and environment names: the braced
 # argument is not text to read.
