@@ -470,3 +470,38 @@ def test_a_year_that_says_more_than_its_number_is_printed_as_written(cli, tmp_pa
     assert circa["issued"] == {"literal": "c. 1934"}
     assert span["issued"] == {"date-parts": [[1924], [1950]]}
     assert hack["issued"] == {"date-parts": [[1981, 11]]}
+
+
+SENTENCE_CASE = r"""
+@inproceedings{conf, author = {A. Author}, title = {Memory of J. W. T. Youngs},
+  booktitle = {Graph Theory (Proc. Conf., Western Michigan Univ., Kalamazoo)}, year = 1972}
+@inproceedings{proc, author = {A. Author}, title = {A Preface by Donald {E}. Knuth},
+  booktitle = {Proc. Int. Conf. Commun.}, year = 1997}
+@article{starts, author = {A. Author}, title = {Word. (Paren) Next: self-Made Words2 End},
+  journal = {J}, year = 2000}
+@misc{ftp, author = {A. Author}, title = {Mail}, year = 1990,
+  url = {ftp://ftp.example.org/pub/mail.txt}}
+@misc{mailto, author = {A. Author}, title = {Reports}, year = 1986,
+  url = {mailto:reports@example.org}}
+@misc{script, author = {A. Author}, title = {Bad}, year = 1986, url = {javascript:alert(1)}}
+"""
+
+
+def test_sentence_case_follows_pandocs_bibtex_reader(cli, tmp_path):
+    lib = write(tmp_path / "s.bib", SENTENCE_CASE)
+    conf, proc, starts, *_ = json.loads(export(cli, "csl-json", "-l", lib))
+    # a comma after an abbreviation's dot ends the sentence start; the last word of a
+    # title is no sentence start; after ". " a word is capitalised, also after "("
+    assert conf["title"] == "Memory of j. W. T. youngs"
+    assert conf["container-title"] == "Graph theory (proc. Conf., western michigan univ., kalamazoo)"
+    assert proc["container-title"] == "Proc. Int. Conf. commun."
+    assert proc["title"] == "A preface by donald E. knuth"
+    assert starts["title"] == "Word. (Paren) next: Self-made Words2 end"
+
+
+def test_a_reference_prints_an_ftp_or_mailto_address_but_no_script(cli, tmp_path):
+    lib = write(tmp_path / "s.bib", SENTENCE_CASE)
+    *_, ftp, mailto, script = json.loads(export(cli, "csl-json", "-l", lib))
+    assert ftp["URL"] == "ftp://ftp.example.org/pub/mail.txt"
+    assert mailto["URL"] == "mailto:reports@example.org"
+    assert "URL" not in script

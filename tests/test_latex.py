@@ -116,6 +116,11 @@ def test_quotes_and_brackets_of_biblatex_and_csquotes_print(raw, shown):
     assert to_text(raw) == shown
 
 
+def test_an_accent_over_nothing_prints_alone_as_tex_sets_it():
+    assert to_text(r"Marek Ry{\'{}cko}, Gda{\'{}nsk}") == "Marek Ry\u00b4cko, Gda\u00b4nsk"
+    assert to_text(r"\^{} and \~{}") == "^ and \u02dc"
+
+
 @pytest.mark.parametrize("raw, shown", [
     (r'\"u {\"u} \"{u} \'{e} \`a \^o \~n \=a \.z', "ü ü ü é à ô ñ ā ż"),
     (r"\c{c} \c c \v{s} \H{o} \k{a} \u{g} \r{a} \d{s} \'{\i} \"\i", "ç ç š ő ą ğ å ṣ í ï"),

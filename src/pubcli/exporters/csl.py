@@ -321,8 +321,8 @@ def _publisher(out: dict, f: dict, ctype: str) -> None:
         if bib == "howpublished":
             how = field_text(f[bib])
             # \url{...} reads as <...>: the URL itself, by the one link rule
-            link = values.web_link(how[1:-1]) if how.startswith("<") and how.endswith(">") \
-                else None
+            bracketed = how.startswith("<") and how.endswith(">")
+            link = values.web_link(how[1:-1], printed=True) if bracketed else None
             parts.append(link or how)
         else:
             parts.append(_list(f[bib]))
@@ -350,7 +350,7 @@ def _links(out: dict, f: dict, ctype: str, arxiv: str | None) -> None:
     doi = values.parse_doi(f.get("doi"))
     if doi:
         out["DOI"] = doi
-    url = values.web_link(f.get("url"))
+    url = values.web_link(f.get("url"), printed=True)
     if url:
         out["URL"] = url
     kind = (f.get("eprinttype") or f.get("archiveprefix") or "").strip().lower()

@@ -30,8 +30,8 @@ from typing import Any
 
 from pubcli.text.fold import fold
 from pubcli.text.tables import (ACCENTS, ASCII_LETTERS, BIBLATEX_PUNCT, CITES, DIMENSIONED,
-                                GOBBLED, LETTERS, MATH_RE, PUNCT, PUNCT_AFTER, SILENT, SYMBOLS,
-                                WORDS, WRAPPERS, lazy)
+                                GOBBLED, LETTERS, MATH_RE, PUNCT, PUNCT_AFTER, SILENT,
+                                SPACING_ACCENTS, SYMBOLS, WORDS, WRAPPERS, lazy)
 
 _WS_RE = lazy(r"\s+")
 _BARE_AMP_RE = lazy(r"(?<!\\)&")
@@ -271,6 +271,8 @@ def _accent(s: str, pos: int, name: str) -> tuple[str, int]:
             return "", i + 1
         base = _convert(_DOTLESS_RE.sub(r"\1", s[i + 1:close])).strip()
         i = close + 1
+        if not base:  # \'{}: the accent alone
+            return SPACING_ACCENTS[name], i
     elif c == "\\":
         m = _SPECIAL_RE.match(s, i)
         if m is None:  # a lone backslash at the end

@@ -14,6 +14,13 @@ ACCENTS = {
     "c": "\u0327", "k": "\u0328", "d": "\u0323", "b": "\u0331", "r": "\u030a",
 }
 
+# An accent over nothing (``Ry{\\'{}cko}``): TeX sets the accent alone, as these print.
+SPACING_ACCENTS = {
+    '"': "\u00a8", "'": "\u00b4", "`": "`", "^": "^", "~": "\u02dc", "=": "\u00af",
+    ".": "\u02d9", "u": "\u02d8", "v": "\u02c7", "H": "\u02dd", "c": "\u00b8",
+    "k": "\u02db", "d": ".", "b": "_", "r": "\u02da",
+}
+
 # Letters written as macros: part of a word, so the space after them is TeX's
 # delimiter and is dropped (``Stra\ss e`` -> "Straße").
 LETTERS = {
