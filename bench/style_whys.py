@@ -14,10 +14,12 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import unquote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from pubcli.exporters import csl, csltables  # noqa: E402
+from pubcli.schema import values  # noqa: E402
 
 
 class Why(NamedTuple):
@@ -146,9 +148,10 @@ WHYS: tuple[Why, ...] = (
     Why("month pandoc cannot read", lambda r, w, g: bool(r.fields.get("month")) and
         not re.fullmatch(r"\s*(?:\d{1,2}|[A-Za-z]{3})\s*", r.fields["month"])
         and _only_added(w, g) and bool(_MONTH_WORD.search(g)) and not _MONTH_WORD.search(w),
-        "month = \"November\", nov # \", \" # dec, sep # \"/\" # oct: BibTeX prints the "
-        "month as written; pandoc reads only a lone macro or number and drops the month; "
-        "pubcli reads the (first) month", True),
+        "month = {August}, nov # \", \" # dec, {March/June}, dec # \" 5--9,\": BibTeX prints "
+        "the month as written; pandoc reads only a three-letter macro or a number and "
+        "drops any other month; pubcli reads a month's name, two months or a month's days "
+        "as a date range", True),
     Why("initial of a braced letter",
         lambda r, w, g: bool(re.search(r"(?:^|[\s,{])\{\\", _people(r)))
         and _only_given_names(r, w, g),
@@ -158,28 +161,43 @@ WHYS: tuple[Why, ...] = (
         "TeX typesets ' as a closing quote (’): pandoc's default genre keeps a straight "
         "apostrophe", True),
     Why("arXiv preprint", lambda r, w, g: bool(csl.arxiv_id(r)) and (
-        ("arXiv:" in g and "arXiv:" not in w) or ("arxiv.org" in g and "arxiv.org" not in w)),
+        ("arXiv" in g and "arXiv" not in w) or ("arxiv.org" in g and "arxiv.org" not in w)),
         "an arXiv preprint is mapped as Zotero maps one (publisher arXiv, number "
         "arXiv:ID, from eprint/archiveprefix or the URL); pandoc ignores eprint", True),
-    Why("biblatex punctuation command", lambda r, w, g: bool(re.search(
-        r"\\(?:psq|psqq|adddot|addcomma|addspace|addcolon|addsemicolon|addperiod)\b",
-        " ".join(r.fields.values()))),
-        "pubcli is wrong: biblatex's \\psq (et seq.) and \\adddot are read as their "
-        "letters (98psq, Westfadddot); the rule belongs to pubcli.text.latex", False),
-    Why("parenthesised full name", lambda r, w, g: bool(re.search(r"\(", _people(r))),
-        "both are wrong: an author written 'Goudy, Frederic W. (Frederic William)' is no "
-        "BibTeX name; pandoc and pubcli split it differently", False),
-    Why("sentence case after an abbreviation", lambda r, w, g: w.lower() == g.lower()
-        and not r.fields.get("langid"),
-        "pubcli differs: pandoc's sentence case lowers or keeps a capitalised word after "
-        "an abbreviation ('Proc. Int. Conf. commun.', 'donald E. knuth') by a rule "
-        "pubcli.exporters.cslmarkup does not follow yet; the title as written is kept "
-        "by BibTeX", False),
-    Why("url pubcli does not link",
-        lambda r, w, g: bool(r.fields.get("url")) and _only_added(g, w),
-        "pubcli differs by choice: its CSL-JSON and page carry only an http(s) address "
-        "without spaces, percent-encoded (schema.values.web_link: ftp:, mailto:, file:, "
-        "two URLs in one field, 'url = {-}' are left out); pandoc prints any url field", False),
+    Why("biblatex command dropped by pandoc", lambda r, w, g: _only_added(w, g) and bool(
+        re.search(r"\\(?:psqq?|pno|ppno|add[a-z]*|mkbib[a-z]+|enquote|textquote)\b",
+                  " ".join(r.fields.values()))),
+        "pages = {98\\psq\\ Nr. 2176}: biblatex's \\psq prints ' sq.' (biblatex.sty: "
+        "\\sqspace\\bibstring{sequens}, english.lbx 'sq.'), \\adddot a dot, \\mkbibquote its "
+        "quotes; pandoc drops what these print", True),
+    Why("accent over nothing", lambda r, w, g: bool(re.search(
+        r"\\['`^\"~=.uvHckdbr]\{\}", " ".join(r.fields.values())))
+        and any(c in g for c in "\u00b4\u00a8\u02dc\u00af\u02d9\u02d8\u02c7\u02dd\u00b8\u02db\u02da"),
+        "Ry{\\'{}cko}: an accent over an empty group, which TeX sets alone (\u00b4, the "
+        "spacing acute); pandoc prints an apostrophe", True),
+    Why("parenthesised full name", lambda r, w, g: any(
+        p in g and p + "." not in g for p in re.findall(r"\([^()]*\)", _people(r))),
+        "'Frederic W. (Frederic William) Goudy' is BibTeX's First von Last form: the last "
+        "name is Goudy (btxdoc, 'Names'), the rest given names as written (a word's case is "
+        "its first letter's: '(Michael)' is no von part); pandoc splits at the parenthesis "
+        "('William) Goudy') or takes '(Michael)' for a particle", True),
+    Why("initials of a parenthesised full name", lambda r, w, g: bool(re.search(r"\(", _people(r))),
+        "both are wrong: the given names 'Frederic W. (Frederic William)' are BibTeX's, "
+        "but a style's initials take the parenthesis for names ('F. W. (Frederic. W.', "
+        "'M. (Michael).'); pandoc's family name is 'William) Goudy'", False),
+    Why("several addresses in one url field", lambda r, w, g: len(re.findall(
+        r"(?i)(?:https?|ftp)://", r.fields.get("url", ""))) > 1 and _only_added(g, w),
+        "pubcli differs by choice: 'url = {A; B; C}' is no address: CSL's URL is one, "
+        "printed and linked as one; pubcli leaves it out, pandoc prints the field", False),
+    Why("url that is no address", lambda r, w, g: bool(r.fields.get("url"))
+        and values.web_link(r.fields["url"], printed=True) is None and _only_added(g, w),
+        "pubcli differs by choice: 'url = {-}' or a value with no scheme names no "
+        "address (schema.values.web_link); pandoc prints the field as it is", False),
+    Why("address percent-encoded", lambda r, w, g: bool(r.fields.get("url"))
+        and _only_added(w, unquote(g)),
+        "the same address: pubcli writes a non-ASCII URL percent-encoded (RFC 3986, "
+        "schema.values.web_link), pandoc as written (an IRI); a browser opens both alike",
+        False),
 )
 
 

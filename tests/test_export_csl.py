@@ -505,3 +505,28 @@ def test_a_reference_prints_an_ftp_or_mailto_address_but_no_script(cli, tmp_path
     assert ftp["URL"] == "ftp://ftp.example.org/pub/mail.txt"
     assert mailto["URL"] == "mailto:reports@example.org"
     assert "URL" not in script
+
+
+NAMES_AND_MONTHS = r"""
+@book{goudy, author = {Frederic W. (Frederic William) Goudy}, title = {Typologia},
+  year = 1977, month = nov # ", " # dec, publisher = {P}}
+@article{dual, author = {M. (Michael) Crump}, title = {T}, journal = {J}, year = 1995,
+  month = sep # "/" # oct}
+@inproceedings{days, author = {A. Author}, title = {T}, booktitle = {B}, year = 1999,
+  month = dec # " 5--9,"}
+@article{one, author = {A. Author}, title = {T}, journal = {J}, year = 2005, month = {August}}
+"""
+
+
+def test_full_names_in_parentheses_and_months_as_bibtex_prints_them(cli, tmp_path):
+    lib = write(tmp_path / "n.bib", NAMES_AND_MONTHS)
+    goudy, dual, days, one = json.loads(export(cli, "csl-json", "-l", lib))
+    # the names the initials stand for are printed after the given names, not abbreviated
+    assert goudy["author"] == [{"family": "Goudy", "given": "Frederic W.",
+                                "dropping-particle": "(Frederic William)"}]
+    assert dual["author"] == [{"family": "Crump", "given": "M.", "dropping-particle": "(Michael)"}]
+    # two months, or days of a month, are a date range
+    assert goudy["issued"] == {"date-parts": [[1977, 11], [1977, 12]]}
+    assert dual["issued"] == {"date-parts": [[1995, 9], [1995, 10]]}
+    assert days["issued"] == {"date-parts": [[1999, 12, 5], [1999, 12, 9]]}
+    assert one["issued"] == {"date-parts": [[2005, 8]]}
