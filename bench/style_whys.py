@@ -1,5 +1,11 @@
 """Why a reference of pubcli differs from pandoc's (bench/bench_styles.py's classes).
 
+    python bench/style_whys.py [bench/out/styles.json]
+
+prints the table of docs/style-agreement.md again (one line per class: the count in
+each style, the reason, one example) from the differences bench_styles.py saved,
+each put in its class again (so a class changed here needs no new pandoc run).
+
 Each class (:class:`Why`) has a test on the record as pubcli read it, pandoc's text and
 pubcli's (both as bench_styles normalises them), the reason one side is right, and
 whether pandoc misreads the .bib there or pubcli differs. A difference goes to the
@@ -67,6 +73,33 @@ def _only_given_names(rec, want: str, got: str) -> bool:
     return bool(lacking) and all(w.strip(".,;:()") in given for w in lacking)
 
 
+def _parent_text_missing(rec, want: str, got: str) -> bool:
+    """Whether pubcli's text has the start of a field a crossref parent passes down
+    (journal, book, publisher, year, editor) that pandoc's lacks."""
+    for name in ("journal", "journaltitle", "booktitle", "maintitle", "publisher", "year",
+                 "editor"):
+        probe = csl.field_text(rec.fields.get(name, "")).split(" and ")[0][:15].lower()
+        if name == "editor":
+            probe = probe.split(",")[0].split()[-1] if probe.split() else ""
+        if probe and probe in got.lower() and probe not in want.lower():
+            return True
+    return False
+
+
+def _initials_of_braced(rec, want: str, got: str) -> bool:
+    """Whether pandoc prints given names whole where pubcli has their initials."""
+    lacking = set(want.split()) - set(got.split())
+    return _only_given_names(rec, want, got) and all(
+        w.strip(".,;:()")[:1] + "." in got for w in lacking)
+
+
+def _author_twice(rec, want: str, got: str) -> bool:
+    """Whether pandoc names the first author more often than pubcli does."""
+    first = csl.names(rec.fields.get("author"))[:1]
+    family = first[0].get("family", "") if first else ""
+    return bool(family) and want.count(family) > got.count(family)
+
+
 def _fields(rec, *names: str) -> str:
     return " ".join(rec.fields.get(n, "") for n in names)
 
@@ -76,7 +109,8 @@ def _people(rec) -> str:
 
 
 WHYS: tuple[Why, ...] = (
-    Why("crossref", lambda r, w, g: bool(r.fields.get("crossref") or r.fields.get("xdata")),
+    Why("crossref", lambda r, w, g: bool(r.fields.get("crossref") or r.fields.get("xdata"))
+        and _parent_text_missing(r, w, g),
         "BibTeX copies every field an entry lacks from its crossref parent (btxdoc, "
         "'Cross-referencing'); biblatex does too, renaming titles; pandoc inherits "
         "only some fields or none, so its reference lacks the journal, book or publisher",
@@ -154,7 +188,7 @@ WHYS: tuple[Why, ...] = (
         "as a date range", True),
     Why("initial of a braced letter",
         lambda r, w, g: bool(re.search(r"(?:^|[\s,{])\{\\", _people(r)))
-        and _only_given_names(r, w, g),
+        and _initials_of_braced(r, w, g),
         "BibTeX abbreviates {\\'E}douard to {\\'E}. (a braced special character is one "
         "letter, btxdoc 'Names'); pandoc keeps the given name whole", True),
     Why("Master's thesis", lambda r, w, g: "Master's" in w and "Master\u2019s" in g,
@@ -164,6 +198,11 @@ WHYS: tuple[Why, ...] = (
         ("arXiv" in g and "arXiv" not in w) or ("arxiv.org" in g and "arxiv.org" not in w)),
         "an arXiv preprint is mapped as Zotero maps one (publisher arXiv, number "
         "arXiv:ID, from eprint/archiveprefix or the URL); pandoc ignores eprint", True),
+    Why("author named twice by pandoc", lambda r, w, g: bool(r.fields.get("crossref"))
+        and _author_twice(r, w, g),
+        "pandoc's reference names the author a second time ('(By M. de Assis; ...)'); "
+        "biblatex passes an @mvbook's author to a @book as its author only (biblatex.def, "
+        "\\DeclareDataInheritance{mvbook}{book,...}), as pubcli does", True),
     Why("biblatex command dropped by pandoc", lambda r, w, g: _only_added(w, g) and bool(
         re.search(r"\\(?:psqq?|pno|ppno|add[a-z]*|mkbib[a-z]+|enquote|textquote)\b",
                   " ".join(r.fields.values()))),
@@ -176,7 +215,7 @@ WHYS: tuple[Why, ...] = (
         "Ry{\\'{}cko}: an accent over an empty group, which TeX sets alone (\u00b4, the "
         "spacing acute); pandoc prints an apostrophe", True),
     Why("parenthesised full name", lambda r, w, g: any(
-        p in g and p + "." not in g for p in re.findall(r"\([^()]*\)", _people(r))),
+        p in g for p in re.findall(r"\([^()]*\)", _people(r))),
         "'Frederic W. (Frederic William) Goudy' is BibTeX's First von Last form: the last "
         "name is Goudy (btxdoc, 'Names'), the rest given names as written (a word's case is "
         "its first letter's: '(Michael)' is no von part); pandoc splits at the parenthesis "
@@ -234,3 +273,62 @@ def print_why_table(name: str, table: dict) -> None:
         print(f"    {row['count']:4}  {label} ({side}): {row['reason']}")
         print(f"          e.g. {Path(ex['file']).name} {ex['key']}\n"
               f"            pandoc: {ex['pandoc'][:160]}\n            pubcli: {ex['pubcli'][:160]}")
+
+
+def _reclassified(saved: dict) -> dict[str, dict[str, list[tuple]]]:
+    """{style: {class: [(file, key, pandoc, pubcli), ...]}} of a saved styles.json, each
+    difference classed again on the record as pubcli reads its file now."""
+    from bench_styles import ROOT, measured_records
+
+    records: dict[str, dict] = {}
+    out: dict[str, dict[str, list[tuple]]] = {}
+    for style, result in saved["styles"].items():
+        table = out.setdefault(style, {})
+        for f, key, want, got in result["differences"]:
+            if f not in records:
+                records[f] = {r.key: r for r in measured_records(ROOT / f)}
+            w = why(records[f][key], want, got)
+            table.setdefault(w.name if w else "unexplained", []).append((f, key, want, got))
+    return out
+
+
+def markdown(saved: dict) -> str:
+    """docs/style-agreement.md's figures and table for a saved styles.json."""
+    by_style = _reclassified(saved)
+    styles = list(by_style)
+    lines = ["| style | equal | raw | pandoc misreads | equal without them |",
+             "|---|---|---|---|---|"]
+    side = {w.name: w.pandoc_misreads for w in WHYS}
+    for style in styles:
+        r = saved["styles"][style]
+        misread = sum(len(v) for k, v in by_style[style].items() if side.get(k))
+        rest = r["total"] - misread
+        lines.append(f"| {style} | {r['equal']}/{r['total']} | {100 * r['equal'] / r['total']:.1f}% "
+                     f"| {misread} | {r['equal']}/{rest} ({100 * r['equal'] / rest:.1f}%) |")
+    lines += ["", "| class | side | " + " | ".join(styles) + " | why pubcli's is right | example |",
+              "|---|---|" + "---|" * len(styles) + "---|---|"]
+    reasons = {w.name: w.reason for w in WHYS}
+    names = [w.name for w in WHYS] + ["unexplained"]
+    for name in names:
+        counts = [len(by_style[s].get(name, [])) for s in styles]
+        if not any(counts):
+            continue
+        f, key, want, got = next(d for s in styles for d in by_style[s].get(name, []))
+        who = "pandoc misreads" if side.get(name) else "pubcli differs"
+        example = (f"{Path(f).name} `{key}`: pandoc “{_cell(want)}” / pubcli “{_cell(got)}”")
+        lines.append(f"| {name} | {who} | " + " | ".join(map(str, counts))
+                     + f" | {_cell(reasons.get(name, 'not classed yet'), 400)} | {example} |")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str, limit: int = 140) -> str:
+    text = text.replace("|", "\\|").replace("<em>", "*").replace("</em>", "*")
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+if __name__ == "__main__":
+    import json
+
+    source = Path(sys.argv[1]) if len(sys.argv) > 1 else \
+        Path(__file__).resolve().parent / "out" / "styles.json"
+    print(markdown(json.loads(source.read_text(encoding="utf-8"))), end="")

@@ -530,3 +530,17 @@ def test_full_names_in_parentheses_and_months_as_bibtex_prints_them(cli, tmp_pat
     assert dual["issued"] == {"date-parts": [[1995, 9], [1995, 10]]}
     assert days["issued"] == {"date-parts": [[1999, 12, 5], [1999, 12, 9]]}
     assert one["issued"] == {"date-parts": [[2005, 8]]}
+
+
+def test_a_parents_subtitle_goes_to_the_book_not_to_the_chapter(cli, tmp_path):
+    lib = write(tmp_path / "x.bib", r"""
+@incollection{part, author = {D. Klausner}, crossref = {whole}, pages = {403--425},
+  title = {The Literature of Medieval Wales}}
+@collection{whole, editor = {Z. Izydorczyk}, title = {The Medieval Gospel},
+  subtitle = {Texts and Contexts}, shorttitle = {Gospel}, publisher = {MRTS}, year = 1997}
+""")
+    part = json.loads(export(cli, "csl-json", "-l", lib))[0]
+    # biblatex: a collection's subtitle is its part's booksubtitle, its shorttitle stays
+    assert part["title"] == "The literature of medieval wales"
+    assert part["container-title"] == "The medieval gospel: Texts and contexts"
+    assert "title-short" not in part
