@@ -112,9 +112,9 @@ def issued(rec: Record) -> dict | None:
         return written
     parts = [rec.year]
     if rec.month:
-        written = _month_written(rec.fields.get("month", ""))
-        if written and not rec.fields.get("day", "").strip():
-            return {"date-parts": [[rec.year, *p] for p in written]}
+        months = _month_written(rec.fields.get("month", ""))
+        if months and not rec.fields.get("day", "").strip():
+            return {"date-parts": [[rec.year, *p] for p in months]}
         parts.append(rec.month)
         day = rec.fields.get("day", "").strip()
         if day.isdigit():
