@@ -1,7 +1,8 @@
 """How many of pubcli's styled references equal pandoc --citeproc reading the .bib itself.
 
     python bench/bench_styles.py [--style apa ...] [--max-entries 500] [--diff N]
-                                 [--texlive K] [--sample-seed S] [BIB ...]
+                                 [--texlive K] [--sample-seed S] [--cache DIR]
+                                 [--show-class NAME ...] [--pandoc PATH] [BIB ...]
     python bench/bench_styles.py --timing 200 10000 [--style apa] [--runs 3] [--seed 1 ...]
 
 For each shipped style and each .bib file (default: every file under tests/corpus
@@ -17,10 +18,16 @@ one of them). Prints agreement per style and writes bench/out/styles.json;
 class (bench/style_whys.py: the test, and why one side is right); the table per style gives
 count, one example and the reason, and the agreement is printed again without the
 classes where pandoc misreads the .bib. --texlive K adds up to K entries of each
-common type from every TeX Live bibliography (bench/corpus.py fetches them).
+common type from every TeX Live bibliography (bench/corpus.py fetches them into
+--cache, default bench/out/corpus). --show-class NAME prints every difference of
+that class (bench/style_whys.py's names, or "unexplained").
 pandoc's references are cached in bench/out/pandoc-refs (they depend on the file,
-the style and pandoc only); PUBCLI_PANDOC=... picks the pandoc (the styles extra's
-is 3.x; Debian's 2.17 formats Chicago some 30 times slower).
+the style and pandoc only). The pandoc measured: --pandoc PATH, else $PUBCLI_PANDOC,
+else the styles extra's (pypandoc-binary, pandoc 3.x), else the one on PATH (pubcli's
+own order puts PATH first; Debian's 2.17 formats Chicago some 30 times slower and
+reads .bib files otherwise, so the figures are pandoc 3.x's). Both sides use it.
+`python bench/style_whys.py` prints docs/style-agreement.md's table again from
+bench/out/styles.json.
 
 --timing times whole `pubcli export html --style S` processes on generated
 libraries (bench/gen_library.py): cold (empty cache), warm, and re-exported after
@@ -51,7 +58,7 @@ from pubcli.errors import PubcliError  # noqa: E402
 from pubcli.exporters import pandoc  # noqa: E402
 from pubcli.schema.inherit import publications  # noqa: E402
 from pubcli.exporters.styles import STYLE_DIR, STYLES  # noqa: E402
-from style_whys import print_why_table, why_table  # noqa: E402
+from style_whys import print_why_table, why, why_table  # noqa: E402
 
 _ENTRY = re.compile(r'<div id="ref-([^"]*)" class="csl-entry"[^>]*>(.*?)</div>\s*(?=<div id="ref-|</div>\s*$)',
                     re.S)
@@ -145,7 +152,8 @@ COMMON_TYPES = ("article", "inproceedings", "incollection", "inbook", "book", "p
                 "manual", "unpublished", "online", "collection", "booklet")
 
 
-def texlive_sample(per_type: int, seed: int, skip: set[Path]) -> list[Path]:
+def texlive_sample(per_type: int, seed: int, skip: set[Path],
+                   cache: Path = OUT / "corpus") -> list[Path]:
     """Real entries of common types from TeX Live's bibliographies (bench/corpus.py
     fetches them into bench/out/corpus): from each file not already measured, up to
     ``per_type`` entries of each type in COMMON_TYPES, chosen at random (``seed``), with
@@ -162,7 +170,7 @@ def texlive_sample(per_type: int, seed: int, skip: set[Path]) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     skipped = {p.name for p in skip}
     out = []
-    for src in corpus.fetch(OUT / "corpus"):
+    for src in corpus.fetch(cache):
         if src.name in skipped or src.stat().st_size < 200:
             continue
         try:
@@ -222,7 +230,8 @@ def _string_blocks(text: str) -> list[str]:
     return out
 
 
-def agreement(files: list[Path], styles: list[str], show: int) -> dict:
+def agreement(files: list[Path], styles: list[str], show: int,
+              show_classes: tuple[str, ...] = ()) -> dict:
     result = {}
     units = {}
     for f in files:
@@ -269,6 +278,11 @@ def agreement(files: list[Path], styles: list[str], show: int) -> dict:
         print_why_table(name, table)
         for f, rec, want, got in diffs[:show]:
             print(f"   {f} {rec.key}\n     pandoc: {want}\n     pubcli: {got}")
+        for f, rec, want, got in diffs:
+            w = why(rec, want, got)
+            if (w.name if w else "unexplained") in show_classes:
+                print(f"   [{w.name if w else 'unexplained'}] {f} {rec.key}\n"
+                      f"     pandoc: {want}\n     pubcli: {got}")
     return result
 
 
@@ -328,6 +342,18 @@ def timings(sizes: list[int], styles: list[str], runs: int, seeds: list[int]) ->
     return out
 
 
+def _extra_pandoc() -> str | None:
+    """The pandoc of the styles extra (the pypandoc-binary wheel), if installed."""
+    from importlib.util import find_spec
+
+    spec = find_spec("pypandoc")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        exe = Path(folder) / "files" / "pandoc"
+        if exe.is_file() and os.access(exe, os.X_OK):
+            return str(exe)
+    return None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("bib", nargs="*", type=Path)
@@ -338,12 +364,21 @@ def main() -> None:
                     help="also measure up to K sampled entries of each common type from "
                          "every TeX Live bibliography (bench/corpus.py fetches them)")
     ap.add_argument("--sample-seed", type=int, default=1)
+    ap.add_argument("--cache", type=Path, default=OUT / "corpus",
+                    help="where bench/corpus.py keeps the TeX Live packages")
+    ap.add_argument("--show-class", action="append", default=[], metavar="NAME",
+                    help="print every difference of this class (or 'unexplained')")
+    ap.add_argument("--pandoc", help="the pandoc to measure (default: $PUBCLI_PANDOC, "
+                                     "else the styles extra's, else PATH's)")
     ap.add_argument("--timing", type=int, nargs="*", metavar="N",
                     help="time styled exports of generated libraries of N entries "
                          "(e.g. --timing 200 10000) instead of measuring agreement")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, action="append")
     args = ap.parse_args()
+    chosen = args.pandoc or os.environ.get("PUBCLI_PANDOC") or _extra_pandoc()
+    if chosen:  # both sides (pubcli's styled export runs pandoc too) use this one
+        os.environ["PUBCLI_PANDOC"] = chosen
     exe = pandoc.find()
     version = ".".join(map(str, exe.version))
     print(f"pandoc {version} ({exe.path})", flush=True)
@@ -355,9 +390,9 @@ def main() -> None:
         return
     files = [b.resolve() for b in args.bib] or corpus_files(args.max_entries)
     if args.texlive:
-        files += texlive_sample(args.texlive, args.sample_seed, set(files))
+        files += texlive_sample(args.texlive, args.sample_seed, set(files), args.cache)
     print(f"{len(files)} files")
-    result = agreement(files, args.style or list(STYLES), args.diff)
+    result = agreement(files, args.style or list(STYLES), args.diff, tuple(args.show_class))
     OUT.mkdir(exist_ok=True)
     (OUT / "styles.json").write_text(json.dumps({"pandoc": version, "styles": result},
                                                 ensure_ascii=False, indent=1), encoding="utf-8")

@@ -470,3 +470,77 @@ def test_a_year_that_says_more_than_its_number_is_printed_as_written(cli, tmp_pa
     assert circa["issued"] == {"literal": "c. 1934"}
     assert span["issued"] == {"date-parts": [[1924], [1950]]}
     assert hack["issued"] == {"date-parts": [[1981, 11]]}
+
+
+SENTENCE_CASE = r"""
+@inproceedings{conf, author = {A. Author}, title = {Memory of J. W. T. Youngs},
+  booktitle = {Graph Theory (Proc. Conf., Western Michigan Univ., Kalamazoo)}, year = 1972}
+@inproceedings{proc, author = {A. Author}, title = {A Preface by Donald {E}. Knuth},
+  booktitle = {Proc. Int. Conf. Commun.}, year = 1997}
+@article{starts, author = {A. Author}, title = {Word. (Paren) Next: self-Made Words2 End},
+  journal = {J}, year = 2000}
+@misc{ftp, author = {A. Author}, title = {Mail}, year = 1990,
+  url = {ftp://ftp.example.org/pub/mail.txt}}
+@misc{mailto, author = {A. Author}, title = {Reports}, year = 1986,
+  url = {mailto:reports@example.org}}
+@misc{script, author = {A. Author}, title = {Bad}, year = 1986, url = {javascript:alert(1)}}
+"""
+
+
+def test_sentence_case_follows_pandocs_bibtex_reader(cli, tmp_path):
+    lib = write(tmp_path / "s.bib", SENTENCE_CASE)
+    conf, proc, starts, *_ = json.loads(export(cli, "csl-json", "-l", lib))
+    # a comma after an abbreviation's dot ends the sentence start; the last word of a
+    # title is no sentence start; after ". " a word is capitalised, also after "("
+    assert conf["title"] == "Memory of j. W. T. youngs"
+    assert conf["container-title"] == "Graph theory (proc. Conf., western michigan univ., kalamazoo)"
+    assert proc["container-title"] == "Proc. Int. Conf. commun."
+    assert proc["title"] == "A preface by donald E. knuth"
+    assert starts["title"] == "Word. (Paren) next: Self-made Words2 end"
+
+
+def test_a_reference_prints_an_ftp_or_mailto_address_but_no_script(cli, tmp_path):
+    lib = write(tmp_path / "s.bib", SENTENCE_CASE)
+    *_, ftp, mailto, script = json.loads(export(cli, "csl-json", "-l", lib))
+    assert ftp["URL"] == "ftp://ftp.example.org/pub/mail.txt"
+    assert mailto["URL"] == "mailto:reports@example.org"
+    assert "URL" not in script
+
+
+NAMES_AND_MONTHS = r"""
+@book{goudy, author = {Frederic W. (Frederic William) Goudy}, title = {Typologia},
+  year = 1977, month = nov # ", " # dec, publisher = {P}}
+@article{dual, author = {M. (Michael) Crump}, title = {T}, journal = {J}, year = 1995,
+  month = sep # "/" # oct}
+@inproceedings{days, author = {A. Author}, title = {T}, booktitle = {B}, year = 1999,
+  month = dec # " 5--9,"}
+@article{one, author = {A. Author}, title = {T}, journal = {J}, year = 2005, month = {August}}
+"""
+
+
+def test_full_names_in_parentheses_and_months_as_bibtex_prints_them(cli, tmp_path):
+    lib = write(tmp_path / "n.bib", NAMES_AND_MONTHS)
+    goudy, dual, days, one = json.loads(export(cli, "csl-json", "-l", lib))
+    # the names the initials stand for are printed after the given names, not abbreviated
+    assert goudy["author"] == [{"family": "Goudy", "given": "Frederic W.",
+                                "dropping-particle": "(Frederic William)"}]
+    assert dual["author"] == [{"family": "Crump", "given": "M.", "dropping-particle": "(Michael)"}]
+    # two months, or days of a month, are a date range
+    assert goudy["issued"] == {"date-parts": [[1977, 11], [1977, 12]]}
+    assert dual["issued"] == {"date-parts": [[1995, 9], [1995, 10]]}
+    assert days["issued"] == {"date-parts": [[1999, 12, 5], [1999, 12, 9]]}
+    assert one["issued"] == {"date-parts": [[2005, 8]]}
+
+
+def test_a_parents_subtitle_goes_to_the_book_not_to_the_chapter(cli, tmp_path):
+    lib = write(tmp_path / "x.bib", r"""
+@incollection{part, author = {D. Klausner}, crossref = {whole}, pages = {403--425},
+  title = {The Literature of Medieval Wales}}
+@collection{whole, editor = {Z. Izydorczyk}, title = {The Medieval Gospel},
+  subtitle = {Texts and Contexts}, shorttitle = {Gospel}, publisher = {MRTS}, year = 1997}
+""")
+    part = json.loads(export(cli, "csl-json", "-l", lib))[0]
+    # biblatex: a collection's subtitle is its part's booksubtitle, its shorttitle stays
+    assert part["title"] == "The literature of medieval wales"
+    assert part["container-title"] == "The medieval gospel: Texts and contexts"
+    assert "title-short" not in part

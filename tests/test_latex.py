@@ -79,11 +79,46 @@ def test_font_switches_and_spacing_print_nothing(raw, shown):
 @pytest.mark.parametrize("raw, shown", [
     (r"Running on \VAX", "Running on VAX"),  # no argument: its name
     (r"\foo{Kept} text", "Kept text"),  # an argument: the argument
-    (r"\enquote{Non tibi}. La versione", "Non tibi. La versione"),
+    (r"\textlatin{Non tibi}. La versione", "Non tibi. La versione"),
     (r"The \VAX{} way", "The VAX way"),
 ])
 def test_a_macro_pubcli_does_not_know_stays_visible(raw, shown):
     assert to_text(raw) == shown
+
+
+@pytest.mark.parametrize("raw, shown", [
+    # biblatex's punctuation commands print their mark, not their name
+    (r"Rahden/Westf\adddot", "Rahden/Westf."),
+    (r"pp. 98\psq\ Nr. 2176", "pp. 98 sq. Nr. 2176"),
+    (r"12\psqq", "12 sqq."),
+    (r"Leipzig \addcomma\ Berlin", "Leipzig, Berlin"),  # \unspace: the space before goes
+    (r"A\addcolon\ B\addsemicolon\ C\addspace D\addslash E", "A: B; C D/E"),
+    (r"\pno~3, \ppno~4--5\nopp", "p. 3, pp. 4\u20135"),
+    (r"Foo\isdot\ bar\nopunct", "Foo bar"),
+    # the punctuation tracker: no mark after one it may not follow
+    (r"Mass.\adddot", "Mass."),
+    (r"Mass.\addcomma\ USA", "Mass., USA"),
+    (r"Where?\addperiod", "Where?"),
+    (r"one,\addcomma\ two", "one, two"),
+])
+def test_biblatex_punctuation_commands_print_their_marks(raw, shown):
+    assert to_text(raw) == shown
+
+
+@pytest.mark.parametrize("raw, shown", [
+    (r"\enquote{Non tibi}. La versione", "\u201cNon tibi\u201d. La versione"),
+    (r"\mkbibquote{Intention} und \mkbibquote {Sinn}", "\u201cIntention\u201d und \u201cSinn\u201d"),
+    (r"\enquote{a \enquote*{b}}", "\u201ca \u2018b\u2019\u201d"),
+    (r"\mkbibparens{x} \mkbibbrackets{\'e}", "(x) [\u00e9]"),
+    (r"\mkbibemph{Helbig} \mkbibbold{B}", "Helbig B"),
+])
+def test_quotes_and_brackets_of_biblatex_and_csquotes_print(raw, shown):
+    assert to_text(raw) == shown
+
+
+def test_an_accent_over_nothing_prints_alone_as_tex_sets_it():
+    assert to_text(r"Marek Ry{\'{}cko}, Gda{\'{}nsk}") == "Marek Ry\u00b4cko, Gda\u00b4nsk"
+    assert to_text(r"\^{} and \~{}") == "^ and \u02dc"
 
 
 @pytest.mark.parametrize("raw, shown", [

@@ -44,6 +44,9 @@ def _places(value: str) -> str:
     return "; ".join(COUNTRY_STRINGS.get(p.strip().lower(), p) for p in _list(value).split("; "))
 
 
+_FULL_NAMES = re.compile(r"\s*(\([^()]+\))\s*$")
+
+
 def names(value: str | None, *, useprefix: bool = False) -> list[dict]:
     """A BibTeX name list as CSL names (family, given, particle, suffix; a braced
     name such as ``{Microsoft Research}`` as a literal; "and others" as the literal
@@ -63,9 +66,16 @@ def names(value: str | None, *, useprefix: bool = False) -> list[dict]:
         family = MARKS.sub("", n.last)
         if family:
             name["family"] = family
-        if n.first:
+        given = MARKS.sub("", n.first)
+        full = _FULL_NAMES.search(given) if not n.von else None
+        if full and full.start():
+            # "Frederic W. (Frederic William) Goudy": the names the initials stand for
+            # are no given names to abbreviate; they print after the given names, where
+            # CSL puts a dropping particle ("Goudy, F. W. (Frederic William)")
+            given, name["dropping-particle"] = given[:full.start()], full.group(1)
+        if given:
             # "J.G. Smith" and "J. G. Smith" are one person
-            name["given"] = re.sub(r"(?<=\b[A-Z]\.)(?=[A-Z]\b)", " ", MARKS.sub("", n.first))
+            name["given"] = re.sub(r"(?<=\b[A-Z]\.)(?=[A-Z]\b)", " ", given)
         if n.von:
             name["non-dropping-particle" if useprefix else "dropping-particle"] = \
                 MARKS.sub("", n.von)
@@ -102,11 +112,40 @@ def issued(rec: Record) -> dict | None:
         return written
     parts = [rec.year]
     if rec.month:
+        months = _month_written(rec.fields.get("month", ""))
+        if months and not rec.fields.get("day", "").strip():
+            return {"date-parts": [[rec.year, *p] for p in months]}
         parts.append(rec.month)
         day = rec.fields.get("day", "").strip()
         if day.isdigit():
             parts.append(int(day))
     return {"date-parts": [parts]}
+
+
+_MONTH_TEXT = re.compile(r"\s*([^\W\d_]+)\.?\s*(?:(\d{1,2})\s*(?:[-\u2013/]+\s*(\d{1,2}))?)?"
+                         r"\s*(?:(?:[-\u2013/,&]+|and)\s*([^\W\d_]+)\.?)?\s*[,.]?\s*")
+
+
+def _month_written(raw: str) -> list[list[int]] | None:
+    """A month field that says more than one month, as BibTeX prints it (``nov # ", "
+    # dec``, ``sep # "/" # oct``, ``{March/June}``: two months; ``dec # " 5--9,"``: days
+    of a month): its (month, day) parts, the first and the last; None otherwise."""
+    text = field_text(raw).replace("\u2014", "-")
+    m = _MONTH_TEXT.fullmatch(text) if text else None
+    if not m or not (m.group(2) or m.group(4)):
+        return None
+    first = values.MONTH_WORDS.get(m.group(1).lower())
+    if first is None:
+        return None
+    if m.group(4):
+        last = values.MONTH_WORDS.get(m.group(4).lower())
+        if last is None or last <= first or m.group(2):
+            return None
+        return [[first], [last]]
+    days = [int(d) for d in (m.group(2), m.group(3)) if d]
+    if not all(1 <= d <= 31 for d in days) or len(days) == 2 and days[0] >= days[1]:
+        return None
+    return [[first, d] for d in days]
 
 
 _YEAR_RANGE = re.compile(r"(-?\d{1,4})\s*[-\u2013/]+\s*(\d{1,4})")
@@ -321,8 +360,8 @@ def _publisher(out: dict, f: dict, ctype: str) -> None:
         if bib == "howpublished":
             how = field_text(f[bib])
             # \url{...} reads as <...>: the URL itself, by the one link rule
-            link = values.web_link(how[1:-1]) if how.startswith("<") and how.endswith(">") \
-                else None
+            bracketed = how.startswith("<") and how.endswith(">")
+            link = values.web_link(how[1:-1], printed=True) if bracketed else None
             parts.append(link or how)
         else:
             parts.append(_list(f[bib]))
@@ -350,7 +389,7 @@ def _links(out: dict, f: dict, ctype: str, arxiv: str | None) -> None:
     doi = values.parse_doi(f.get("doi"))
     if doi:
         out["DOI"] = doi
-    url = values.web_link(f.get("url"))
+    url = values.web_link(f.get("url"), printed=True)
     if url:
         out["URL"] = url
     kind = (f.get("eprinttype") or f.get("archiveprefix") or "").strip().lower()

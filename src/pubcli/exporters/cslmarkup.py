@@ -115,38 +115,54 @@ def parse_latex(s: str, i: int = 0, end: int | None = None) -> list[Node]:
     return out
 
 
-# Sentence case, as citeproc and pandoc's BibTeX reader do it: a capitalised word
-# (upper case first, lower case after) is lowered unless it starts the title or a
-# sentence (after . ? ! or :); other words (NASA, iPhone, 3D) are kept.
+# Sentence case, as pandoc's BibTeX reader writes it (its citeproc library's sentence
+# case over the title's text): a capitalised word (upper case first, lower case after)
+# is lowered, and a lower-case one kept, unless it starts the title or a sentence;
+# other words (NASA, iPhone, 3D, Word2) are kept. A sentence starts after a space
+# that follows . ? ! or : (any of them: "Proc. Int. Conf."); an opening mark at a
+# start keeps it ("Word. (Paren)"), any other punctuation ends it ("Conf., western"),
+# a hyphen, slash or dash is a word break ("self-made"), TeX's double quotes change
+# nothing. The last word of a title, when a space comes before it, is never a
+# sentence start ("Proc. Int. Conf. commun.", "Donald {E}. knuth)").
 _START, _SENTENCE, _WORD, _SPACE, _PUNCT, _END_PUNCT = range(6)
 _TOKEN = re.compile(r"[^\W_]+|\s+|.", re.S)
+_WORD_BREAK = frozenset("-/\u2013\u2014")
+_NO_STATE = frozenset("\u201c\u201d")  # `` and '': pandoc's quotes, not text
 
 
-def _sentence_case(nodes: list[Node], state: int, change: bool = True) -> tuple[list[Node], int]:
+def _sentence_case(nodes: list[Node], state: int, change: bool = True,
+                   last: tuple[int, int] | None = None) -> tuple[list[Node], int]:
+    """``nodes`` in sentence case from ``state``; ``last``: (node index, offset) where
+    the title's last word starts, from which no sentence starts."""
     out: list[Node] = []
-    last = 0  # length of the last word
-    for node in nodes:
+    for n, node in enumerate(nodes):
         kind = node[0]
         if kind == "t":
             parts = []
+            at = 0
             for tok in _TOKEN.findall(node[1]):
+                if last is not None and n == last[0] and at == last[1] and \
+                        state in (_START, _SENTENCE, _SPACE):
+                    state = _SPACE
+                at += len(tok)
                 if tok[0].isalnum():
                     if change:
                         tok = _case_word(tok, state)
                     state = _WORD
-                    last = len(tok)
                 elif tok.isspace():
                     state = _SENTENCE if state in (_END_PUNCT, _SENTENCE) else \
                         _START if state == _START else _SPACE
-                elif tok in "?!:" or (tok == "." and state == _WORD and last > 1):
+                elif tok in "?!:.":
                     state = _END_PUNCT
-                elif state == _END_PUNCT or (state == _START and tok in "\"“‘'(["):
-                    pass  # "Conf., Western": a comma after the end of a sentence
+                elif tok in _WORD_BREAK:
+                    state = _SPACE
+                elif tok in _NO_STATE or state in (_START, _SENTENCE):
+                    pass
                 else:
                     state = _PUNCT
                 parts.append(tok)
             out.append(("t", "".join(parts)))
-        elif kind in ("g", "q"):  # braced, or a quoted title inside the title: as written
+        elif kind in ("g", "q", "sc", "sup", "sub"):  # braced, quoted, small caps...: as written
             _, state = _sentence_case(node[1], state, change=False)
             out.append(node)
         elif kind == "m":
@@ -158,11 +174,25 @@ def _sentence_case(nodes: list[Node], state: int, change: bool = True) -> tuple[
     return out, state
 
 
+def _last_word(nodes: list[Node]) -> tuple[int, int] | None:
+    """Where the last word of a title starts (node index, offset in its text), when the
+    title ends in plain text whose last word has a space before it and no word break
+    or quote mark in it; else None."""
+    if len(nodes) == 0 or nodes[-1][0] != "t":
+        return None
+    text = nodes[-1][1].rstrip()
+    cut = max(text.rfind(" "), text.rfind("\t"), text.rfind("\n"))
+    word = text[cut + 1:]
+    if cut < 0 and len(nodes) == 1 or not word or any(c in _WORD_BREAK or c in _NO_STATE
+                                                      for c in word):
+        return None
+    return len(nodes) - 1, cut + 1
+
+
 def _case_word(w: str, state: int) -> str:
-    capitalised = w[0].isupper() and (len(w) == 1 or w[1:].islower() or
-                                      all(not ch.isalpha() or ch.islower() for ch in w[1:]))
+    capitalised = w[0].isupper() and all(ch.islower() for ch in w[1:])
     if state in (_START, _SENTENCE):
-        if capitalised or w.islower():
+        if capitalised or all(ch.islower() for ch in w):
             return w[0].upper() + w[1:].lower()
         return w
     return w.lower() if capitalised else w
@@ -217,7 +247,7 @@ def markup(value: str | None, *, title: bool = False, english: bool = True,
         return text_piece(value).strip()
     nodes = parse_latex(soft_hyphens(value))
     if title and english:
-        nodes, _ = _sentence_case(nodes, _START)
+        nodes, _ = _sentence_case(nodes, _START, last=_last_word(nodes))
     text = _emit(nodes, english, math, mark)
     return " ".join(text.split())
 

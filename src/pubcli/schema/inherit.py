@@ -18,6 +18,11 @@ from pubcli.schema.types import NOT_INHERITED, inherited_name
 MAX_DEPTH = 8  # chains longer than this (or circular ones) stop inheriting
 
 
+#: title fields BibTeX does not know: a parent passes them by biblatex's names only
+_BIBLATEX_TITLES = frozenset({"subtitle", "titleaddon", "shorttitle", "sorttitle",
+                              "indextitle", "indexsorttitle"})
+
+
 class Inheritance:
     """Resolves ``crossref``/``xdata`` against one set of records (keys compared
     case-insensitively, as biber does; the first entry with a key is the target)."""
@@ -75,7 +80,11 @@ class Inheritance:
                         inherited_name(field, parent.type, child_type)
                     if target:
                         mapped.setdefault(target, value)
-                    plain.setdefault(field, value)
+                    if target == field or field not in _BIBLATEX_TITLES:
+                        # BibTeX's copy by name; biblatex's own title fields pass by
+                        # biblatex's names only (a book's subtitle is its chapter's
+                        # booksubtitle, its shorttitle stays): BibTeX has no such field
+                        plain.setdefault(field, value)
                 self._collect(parent, child_type, mapped, plain, seen, depth + 1)
 
     def fields(self, rec: Record) -> dict[str, str]:

@@ -260,6 +260,9 @@ def doi_url(value: str) -> str | None:
 # ------------------------------------------------------------------ URLs
 _URL_RE = re.compile(r"(?:https?|ftp)://[^\s\"<>{}]+", re.I)
 _WEB_RE = re.compile(r"https?://[^\s\"'<>{}]+", re.I)
+# what a reference may print as its address besides: the other schemes real url fields
+# use (TeX Live's bibliographies: ftp, file, mailto), none of which runs anything
+_PRINTED_RE = re.compile(r"(?:ftps?://|file:/|mailto:)[^\s\"'<>{}]+", re.I)
 #: characters a link may carry as they are; anything else is percent-encoded
 _LINK_SAFE = "/:?#[]@!$&'()*+,;=%-._~"
 
@@ -274,18 +277,20 @@ def parse_url(value: str | None) -> str | None:
     return v if _URL_RE.fullmatch(v) else None
 
 
-def web_link(value: str | None) -> str | None:
+def web_link(value: str | None, *, printed: bool = False) -> str | None:
     """A URL safe to put in a link on a page, or None: only ``http(s)://``, with no
     space, quote, ``<``, ``>`` or brace (such a value is no URL: markup or an attack;
     ``\\url{...}`` is unwrapped), any other character a link may not carry as it is
     (non-ASCII, ``|``, a backslash...) percent-encoded. The one URL rule of the page,
-    CSL-JSON, ``show`` and the resource fields."""
+    CSL-JSON, ``show`` and the resource fields. ``printed``: the address a reference
+    prints (CSL-JSON's URL), which BibTeX prints in any scheme: ``ftp://``, ``file:/``
+    and ``mailto:`` too (browsers open none of them from a page, so no link gets them)."""
     if not value:
         return None
     v = value.strip()
     if v.startswith("\\url{") and v.endswith("}"):
         v = v[5:-1].strip()
-    if not _WEB_RE.fullmatch(v):
+    if not (_WEB_RE.fullmatch(v) or printed and _PRINTED_RE.fullmatch(v)):
         return None
     return quote(v, safe=_LINK_SAFE)
 

@@ -29,7 +29,9 @@ from functools import lru_cache
 from typing import Any
 
 from pubcli.text.fold import fold
-from pubcli.text.tables import MATH_RE, ACCENTS, CITES, DIMENSIONED, GOBBLED, LETTERS, SILENT, SYMBOLS, WORDS, ASCII_LETTERS, PUNCT, lazy
+from pubcli.text.tables import (ACCENTS, ASCII_LETTERS, BIBLATEX_PUNCT, CITES, DIMENSIONED,
+                                GOBBLED, LETTERS, MATH_RE, PUNCT, PUNCT_AFTER, SILENT,
+                                SPACING_ACCENTS, SYMBOLS, WORDS, WRAPPERS, lazy)
 
 _WS_RE = lazy(r"\s+")
 _BARE_AMP_RE = lazy(r"(?<!\\)&")
@@ -58,7 +60,8 @@ _GROUP_RE = lazy(r"\s*(?:\{(?:[^{}]|\{[^{}]*\})*\})?")
 _VERB_RE = lazy(r"\*?([^A-Za-z\s*])(.*?)\1", re.S)
 
 # How the scanner shows a macro (what _resolve returns, with a replacement text).
-_LETTER, _WORD, _SILENT, _SYMBOL, _DIMEN, _NODE, _UNKNOWN, _GOBBLE, _VERB, _CITE = range(10)
+(_LETTER, _WORD, _SILENT, _SYMBOL, _DIMEN, _NODE, _UNKNOWN, _GOBBLE, _VERB, _CITE, _ADD,
+ _WRAP) = range(12)
 
 
 def _plain(s: str) -> str:
@@ -156,6 +159,12 @@ def _convert(s: str) -> str:
                 pos = _matched_end(_DIMEN_RE, s, pos)
         elif kind is _GOBBLE:
             pos = _matched_end(_GROUP_RE, s, pos)
+        elif kind is _ADD:
+            _add_punct(out, repl)
+            pos = _skip_spaces(s, pos)
+        elif kind is _WRAP and (wrap := _wrapped(s, pos, name)):
+            out.append(wrap[0])
+            pos = wrap[1]
         elif kind is _CITE and (c := _CITE_RE.match(s, pos)):
             pre, post, keys = c.group(1), c.group(2), c.group(3).strip()
             if post is None:  # one optional argument is the postnote
@@ -202,6 +211,34 @@ def _fast(m: re.Match[str]) -> str:
     return out
 
 
+def _wrapped(s: str, pos: int, name: str) -> tuple[str, int] | None:
+    """``\\enquote{x}``, ``\\mkbibparens{x}`` at ``pos`` (after the name): the argument
+    between its marks (``\\enquote*``: the inner quotes), and the position after it."""
+    left, right = WRAPPERS[name]
+    if s.startswith("*", pos):
+        left, right, pos = "\u2018", "\u2019", pos + 1
+    after = _skip_spaces(s, pos)
+    close = closing_brace(s, after) if s.startswith("{", after) else -1
+    if close < 0:
+        return None
+    return left + _convert(s[after + 1:close]) + right, close + 1
+
+
+def _add_punct(out: list[str], text: str) -> None:
+    """biblatex's \\add... commands: the spaces before go (\\unspace), then ``text``, its
+    mark left out where the text already ends in punctuation it may not follow."""
+    while out and (not out[-1] or out[-1][-1].isspace()):
+        out[-1] = out[-1].rstrip()
+        if not out[-1]:
+            out.pop()
+    if not text:
+        return
+    mark = text[0]
+    if mark in PUNCT_AFTER and out and out[-1][-1] in PUNCT_AFTER[mark]:
+        text = text[1:]
+    out.append(text)
+
+
 def _skip_spaces(s: str, pos: int) -> int:
     end = len(s)
     while pos < end and s[pos] in " \t\r\n":
@@ -234,6 +271,8 @@ def _accent(s: str, pos: int, name: str) -> tuple[str, int]:
             return "", i + 1
         base = _convert(_DOTLESS_RE.sub(r"\1", s[i + 1:close])).strip()
         i = close + 1
+        if not base:  # \'{}: the accent alone
+            return SPACING_ACCENTS[name], i
     elif c == "\\":
         m = _SPECIAL_RE.match(s, i)
         if m is None:  # a lone backslash at the end
@@ -292,6 +331,10 @@ for _n in GOBBLED:
 _RESOLVED["verb"] = (_VERB, "")
 for _n in CITES:
     _RESOLVED[_n] = (_CITE, "")
+for _n, _r in BIBLATEX_PUNCT.items():
+    _RESOLVED[_n] = (_ADD, _r)
+for _n in WRAPPERS:
+    _RESOLVED[_n] = (_WRAP, "")
 
 
 def _resolve(name: str) -> tuple[int, str]:

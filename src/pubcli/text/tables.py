@@ -14,6 +14,13 @@ ACCENTS = {
     "c": "\u0327", "k": "\u0328", "d": "\u0323", "b": "\u0331", "r": "\u030a",
 }
 
+# An accent over nothing (``Ry{\\'{}cko}``): TeX sets the accent alone, as these print.
+SPACING_ACCENTS = {
+    '"': "\u00a8", "'": "\u00b4", "`": "`", "^": "^", "~": "\u02dc", "=": "\u00af",
+    ".": "\u02d9", "u": "\u02d8", "v": "\u02c7", "H": "\u02dd", "c": "\u00b8",
+    "k": "\u02db", "d": ".", "b": "_", "r": "\u02da",
+}
+
 # Letters written as macros: part of a word, so the space after them is TeX's
 # delimiter and is dropped (``Stra\ss e`` -> "Straße").
 LETTERS = {
@@ -39,6 +46,8 @@ WORDS = {
     "LyX": "LyX", "TikZ": "TikZ", "PS": "PostScript", "POSTSCRIPT": "PostScript",
     "PDF": "PDF", "TUB": "TUGboat", "TUG": "TUG", "CTAN": "CTAN", "XyMTeX": "XyMTeX",
     "Xy": "Xy", "MakeIndex": "MakeIndex", "OMEGA": "Omega",
+    # biblatex's page words (\bibstring{page}, {pages} in english.lbx)
+    "pno": "p.", "ppno": "pp.",
 }
 
 # Punctuation, spaces and escaped characters (the space after a word-named one drops).
@@ -71,7 +80,36 @@ SILENT = frozenset("""
     huge Huge normalsize
     protect relax unskip ignorespaces nobreak allowbreak null strut noindent leavevmode
     nolinebreak nopagebreak hss
+    mkbibemph mkbibitalic mkbibbold mkbibacro mkbibsuperscript mkbibsubscript nopp
 """.split())
+
+# biblatex's punctuation commands (biblatex.sty, "Punctuation"; \psq and \psqq are
+# \sqspace\bibstring{sequens}, "sq." in english.lbx): each first takes away the spaces
+# before it (\unspace), then prints its text; a mark is left out where the text before
+# already ends in punctuation it may not follow (PUNCT_AFTER). The space after the
+# command is TeX's delimiter.
+BIBLATEX_PUNCT = {
+    "adddot": ".", "addperiod": ".", "addcomma": ",", "addsemicolon": ";",
+    "addcolon": ":", "addquestion": "?", "addexclam": "!", "addslash": "/",
+    "addspace": " ", "addnbspace": " ", "addthinspace": " ", "addnbthinspace": " ",
+    "addlowpenspace": " ", "addhighpenspace": " ", "addlpthinspace": " ",
+    "addhpthinspace": " ", "addabbrvspace": " ", "addabthinspace": " ",
+    "adddotspace": ". ", "sqspace": " ", "psq": " sq.", "psqq": " sqq.",
+    "unspace": "", "isdot": "", "nopunct": "", "bibsentence": "", "midsentence": "",
+}
+# The punctuation a biblatex mark is not printed after (its default
+# \DeclarePunctuationPairs: a comma, semicolon or colon may follow an abbreviation
+# dot, ! or ?; ! and ? an abbreviation dot; a dot or period nothing; a "." written in
+# the text is taken for an abbreviation dot: "Nr.\\addcomma").
+PUNCT_AFTER = {".": ".,;:!?", ",": ",;:", ";": ",;:", ":": ",;:", "!": ",;:!?",
+               "?": ",;:!?"}
+
+# biblatex's and csquotes' wrappers: the braced argument shows between these.
+WRAPPERS = {
+    "mkbibquote": ("\u201c", "\u201d"), "enquote": ("\u201c", "\u201d"),
+    "textquote": ("\u201c", "\u201d"), "mkbibparens": ("(", ")"),
+    "mkbibbrackets": ("[", "]"),
+}
 
 # Sort keys (BibTeX's \noopsort convention) and environment names: the braced
 # argument is not text to read.
