@@ -97,6 +97,22 @@ def issue_value(value: str | None) -> str:
     return v
 
 
+def issue_numbers(issue: str) -> frozenset[str]:
+    """The issues an :func:`issue_value` names when it is plain numbers ("3" -> {3},
+    "3 4" from "3/4" or "3-4" -> {3, 4}, "1 3" -> {1, 2, 3}: two numbers may be a range);
+    empty for anything else ("suppl 1", a report number), which says nothing about
+    which issue."""
+    if not issue or not _ISSUES_RE.fullmatch(issue):
+        return frozenset()
+    nums = [int(n) for n in issue.split()]
+    if len(nums) == 2 and nums[0] < nums[1] <= nums[0] + 12:
+        nums = list(range(nums[0], nums[1] + 1))
+    return frozenset(str(n) for n in nums)
+
+
+_ISSUES_RE = re.compile(r"\d{1,4}(?: \d{1,4}){0,3}")
+
+
 def volume_value(value: str | None) -> str:
     """A volume's first number ("35", "35 Suppl 1" -> "35"); "" without digits
     ("Ph.D.", a misplaced field, says nothing)."""

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .features import Features
-from .identifiers import BOOKLIKE
+from .identifiers import BOOKLIKE, issue_numbers
 from .normalise import _marker_difference
+from .venues import venue_relation
 
 
 class VetoKind(str, Enum):
@@ -18,6 +19,7 @@ class VetoKind(str, Enum):
     NOTICE = "notice vs work"           # an erratum, reply or comment vs its article
     EDITION = "different editions"
     BOOK_VOLUME = "different volumes"   # of a book
+    ISSUE = "different issues"          # of one journal volume, or pages of one issue
     MARKED = "marked distinct"          # a user said so (pubcli.usecases.distinct)
 
 
@@ -56,4 +58,47 @@ def vetoes_of(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b:
             and b.record.type in BOOKLIKE:
         out.append(Veto(VetoKind.BOOK_VOLUME, f"different volumes ({a.field('volume').strip()}"
                                               f" / {b.field('volume').strip()})"))
+    if vol_a and vol_a == vol_b:
+        issue = _issue_veto(a, b)
+        if issue is not None:
+            out.append(issue)
     return tuple(out)
+
+
+def _in_journal(f: Features) -> bool:
+    fields = f.record.fields
+    return bool(fields.get("journal") or fields.get("journaltitle"))
+
+
+def _issue_veto(a: Features, b: Features) -> Veto | None:
+    """Two items of one journal volume (same venue, same volume): an article is printed
+    in one issue, on its own pages. Different issues ("1" / "2", "2" / "3/4") are two
+    items, even with the same pages (pagination restarting each issue) or the same
+    title (a notice repeated, a column's heading), unless the title and its first page
+    both agree (an issue number mis-keyed by one database); so are two page ranges of one issue
+    that do not meet. A DOI or PubMed id in common says one item whatever the numbers."""
+    if not (_in_journal(a) and _in_journal(b)) or venue_relation(a.venue, b.venue) == "different":
+        return None
+    if (a.doi and a.doi == b.doi) or (a.pmid and a.pmid == b.pmid):
+        return None
+    _, iss_a, pages_a, _ = a.biblio
+    _, iss_b, pages_b, _ = b.biblio
+    nums_a, nums_b = issue_numbers(iss_a), issue_numbers(iss_b)
+    if nums_a and nums_b and not nums_a & nums_b:
+        if pages_a and pages_b and pages_a[0] == pages_b[0] and a.title == b.title:
+            return None
+        return Veto(VetoKind.ISSUE, f"different issues ({a.field('number').strip()} / "
+                                    f"{b.field('number').strip()}) of volume "
+                                    f"{a.field('volume').strip()}")
+    if iss_a and iss_a == iss_b and pages_a and pages_b and _apart(pages_a, pages_b):
+        return Veto(VetoKind.ISSUE, f"pages {a.field('pages').strip()} / "
+                                    f"{b.field('pages').strip()} of one issue")
+    return None
+
+
+def _apart(x: tuple[str, str], y: tuple[str, str]) -> bool:
+    """Two page ranges of plain numbers that do not meet."""
+    if not all(p.isdigit() for p in x + y):
+        return False
+    (x0, x1), (y0, y1) = (int(x[0]), int(x[1])), (int(y[0]), int(y[1]))
+    return x0 <= x1 and y0 <= y1 and (x1 < y0 or y1 < x0)

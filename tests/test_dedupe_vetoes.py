@@ -1,0 +1,73 @@
+"""Vetoes that generalise: what makes two records two items whatever their weights
+say (another issue of a volume, other pages of one issue, another version or part)."""
+
+from __future__ import annotations
+
+from pubcli import dedupe
+from pubcli.dedupe.evidence import compare
+from pubcli.dedupe.features import Features
+from pubcli.dedupe.vetoes import VetoKind
+from pubcli.schema.model import Record
+
+from .conftest import record
+
+
+def rec(key: str, type_: str = "article", **fields: str) -> Record:
+    return record(key, type_, **fields)
+
+
+def kinds(a: Record, b: Record) -> list[VetoKind]:
+    return [v.kind for v in compare(Features(a, 0), Features(b, 1)).vetoes]
+
+
+def _newsletter(key: str, title: str, number: str, pages: str, author: str = "Reyes, Ana",
+                **more: str) -> Record:
+    return rec(key, title=title, author=author, journal="Typesetting Quarterly", year="1984",
+               volume="5", number=number, pages=pages, **more)
+
+
+def test_one_volume_two_issues_are_two_items_even_on_the_same_pages():
+    # pagination restarting each issue: pages 5--6 of issue 1 and of issue 2
+    a = _newsletter("a", "Report of the spring committee meeting", "1", "5--6")
+    b = _newsletter("b", "Proposal for a members' archive", "2", "5--6")
+    assert kinds(a, b) == [VetoKind.ISSUE]
+    # a notice repeated in the next issue, or a double issue ("3/4") against another
+    c = _newsletter("c", "Annual meeting announcement", "2", "101--101")
+    d = _newsletter("d", "Annual meeting announcement", "3/4", "240--240")
+    assert kinds(c, d) == [VetoKind.ISSUE]
+    assert dedupe.find_groups([a, b, c, d]) == []
+
+
+def test_an_issue_number_mis_keyed_with_title_and_pages_agreeing_is_no_veto():
+    a = _newsletter("a", "Memory rehabilitation after stroke", "2", "139--140")
+    b = _newsletter("b", "Memory rehabilitation after stroke", "3", "139--140")
+    assert kinds(a, b) == []
+    # nor a double issue holding the other's number, nor a shared DOI
+    c = _newsletter("c", "Font caching on small machines", "3", "12--20")
+    d = _newsletter("d", "Font caching on small machines", "3/4", "12--20")
+    assert kinds(c, d) == []
+    e = _newsletter("e", "Font caching on small machines", "1", "12--20", doi="10.1000/x1")
+    f = _newsletter("f", "Font caching on small machines", "2", "30--38", doi="10.1000/x1")
+    assert kinds(e, f) == []
+
+
+def test_pages_of_one_issue_that_do_not_meet_are_two_items():
+    a = _newsletter("a", "Annual meeting, call for papers", "3", "448--448")
+    b = _newsletter("b", "Annual meeting, call for papers", "3", "570--570")
+    assert kinds(a, b) == [VetoKind.ISSUE]
+    c = _newsletter("c", "Annual meeting, call for papers", "3", "448--450")
+    d = _newsletter("d", "Annual meeting, call for papers", "3", "449--452")
+    assert kinds(c, d) == []
+
+
+def test_report_numbers_and_other_journals_are_not_issues():
+    a = rec("a", "techreport", title="A font cache", author="Reyes, Ana", year="1984",
+            number="STAN-CS-84-1", institution="Stanford")
+    b = rec("b", "techreport", title="A font cache", author="Reyes, Ana", year="1984",
+            number="STAN-CS-84-2", institution="Stanford")
+    assert VetoKind.ISSUE not in kinds(a, b)
+    c = rec("c", title="A font cache", author="Reyes, Ana", year="1984", journal="Software Letters",
+            volume="5", number="1", pages="1--9")
+    d = rec("d", title="A font cache", author="Reyes, Ana", year="1984",
+            journal="Journal of Graphics Hardware", volume="5", number="2", pages="1--9")
+    assert VetoKind.ISSUE not in kinds(c, d)
