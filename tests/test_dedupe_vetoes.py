@@ -71,3 +71,40 @@ def test_report_numbers_and_other_journals_are_not_issues():
     d = rec("d", title="A font cache", author="Reyes, Ana", year="1984",
             journal="Journal of Graphics Hardware", volume="5", number="2", pages="1--9")
     assert VetoKind.ISSUE not in kinds(c, d)
+
+
+def _release(key: str, edition: str, year: str = "1987", **more: str) -> Record:
+    return rec(key, "misc", title="Glyphsmith outline font editor", author="Ostrova, Mila",
+               year=year, publisher="Kernwerk", edition=edition, **more)
+
+
+def test_two_releases_of_a_program_are_two_editions():
+    assert kinds(_release("a", "Version 2.7."), _release("b", "Version 2.7.1.", "1988")) \
+        == [VetoKind.EDITION]
+    assert kinds(_release("a", "Version 3"), _release("b", "V[ersion] 3.1")) == [VetoKind.EDITION]
+    # the same release written two ways is one edition
+    assert kinds(_release("a", "Release 3.0"), _release("b", "Release 3")) == []
+
+
+def test_a_later_edition_with_its_own_isbn_is_another_edition():
+    a = rec("a", "book", title="The outline font handbook", author="Ostrova, Mila", year="1992",
+            publisher="Kernwerk", isbn="0-201-56893-2")
+    b = rec("b", "book", title="The outline font handbook", author="Ostrova, Mila", year="1992",
+            publisher="Kernwerk", isbn="0-201-57044-2", edition="Revised")
+    assert kinds(a, b) == [VetoKind.EDITION]
+    c = rec("c", "book", title="The outline font handbook", author="Ostrova, Mila", year="1992",
+            publisher="Kernwerk", isbn="0-201-56893-2", edition="Revised")
+    assert kinds(a, c) == []  # the same ISBN: one edition, the field written on one side only
+
+
+def test_lettered_parts_are_different_parts():
+    a = rec("a", "book", title="Typesetting made easy: Part A: Workbook", author="Ostrova, Mila",
+            year="1993", isbn="3-7983-1546-4")
+    b = rec("b", "book", title="Typesetting made easy: Part B: Manual", author="Ostrova, Mila",
+            year="1993", isbn="3-7983-1546-4")
+    assert VetoKind.PART in kinds(a, b)
+    c = rec("c", title="Influenza Typ A im Winter: Teil A", author="Ostrova, Mila", year="1993",
+            journal="Med Wochenschr")
+    d = rec("d", title="Influenza Typ A im Winter: Teil B", author="Ostrova, Mila", year="1993",
+            journal="Med Wochenschr")
+    assert VetoKind.PART in kinds(c, d)

@@ -129,9 +129,21 @@ def pmid(fields: Mapping[str, str]) -> str:
 _EDITION_WORDS = {**_NUMBER_WORDS, "eleventh": "11", "twelfth": "12"}
 
 
+_VERSION_RE = re.compile(r"\d+(?:\.\d+)+")
+
+
 def edition_value(value: str | None) -> str:
+    """An edition as its number ("Second", "2nd ed." -> "2"), a release as its whole
+    version ("Version 2.7.1" -> "2.7.1", "Release 3.0" -> "3": two releases of one
+    program differ after the first dot); other words normalised whole ("revised")."""
     if not value:
         return ""
+    m = _VERSION_RE.search(value)
+    if m:
+        parts = m.group(0).split(".")
+        while len(parts) > 1 and parts[-1].strip("0") == "":
+            parts.pop()
+        return ".".join(p.lstrip("0") or "0" for p in parts)
     v = normalise(value)
     m = re.search(r"\d+", v)
     if m:

@@ -8,7 +8,7 @@ from enum import Enum
 
 from .features import Features
 from .identifiers import BOOKLIKE, issue_numbers
-from .normalise import _marker_difference
+from .normalise import _marker_difference, part_letters
 from .venues import venue_relation
 
 
@@ -44,6 +44,10 @@ def vetoes_of(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b:
                 out.append(Veto(VetoKind.PART, "different numbers in the titles ("
                                 + (" ".join(na) or "none") + " / " + (" ".join(nb) or "none")
                                 + ")"))
+        letters_a, letters_b = part_letters(a.tokens), part_letters(b.tokens)
+        if letters_a and letters_b and letters_a != letters_b:
+            out.append(Veto(VetoKind.PART, "different parts in the titles ("
+                            + " ".join(letters_a) + " / " + " ".join(letters_b) + ")"))
         marker = _marker_difference(a.tokens, b.tokens)
         if marker:
             out.append(Veto(VetoKind.NOTICE, f"'{marker}' in one title only"))
@@ -54,6 +58,12 @@ def vetoes_of(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b:
             and a.year and b.year and a.year != b.year:
         out.append(Veto(VetoKind.EDITION, f"different editions ({ed_a or 'none'} / "
                                           f"{ed_b or 'none'}) and years"))
+    elif bool(ed_a) != bool(ed_b) and (ed_a or ed_b) != "1" and a.isbn and b.isbn \
+            and a.isbn != b.isbn:
+        # a later ("Revised", "2") edition on one side, and each its own ISBN
+        named = (a if ed_a else b).field("edition").strip()
+        out.append(Veto(VetoKind.EDITION, f"an edition ({named}) on one side, and "
+                                          "different ISBNs"))
     if vol_a and vol_b and vol_a != vol_b and a.record.type in BOOKLIKE \
             and b.record.type in BOOKLIKE:
         out.append(Veto(VetoKind.BOOK_VOLUME, f"different volumes ({a.field('volume').strip()}"
