@@ -38,6 +38,18 @@ def test_one_volume_two_issues_are_two_items_even_on_the_same_pages():
     assert dedupe.find_groups([a, b, c, d]) == []
 
 
+def test_a_heading_on_the_same_page_of_every_issue_is_not_one_item():
+    a = _newsletter("a", "Addresses", "1", "3--4", author="Anonymous")
+    b = _newsletter("b", "Addresses", "2", "3--4", author="Anonymous")
+    assert kinds(a, b) == [VetoKind.ISSUE]
+
+
+def test_a_cover_page_is_one_page_however_it_is_written():
+    a = _newsletter("a", "Membership offer", "1", "Cover 3", author="Anonymous")
+    b = _newsletter("b", "Membership offer", "1", "c3--c3", author="Anonymous")
+    assert Features(a, 0).biblio[2] == Features(b, 1).biblio[2] == ("c3", "c3")
+
+
 def test_an_issue_number_mis_keyed_with_title_and_pages_agreeing_is_no_veto():
     a = _newsletter("a", "Memory rehabilitation after stroke", "2", "139--140")
     b = _newsletter("b", "Memory rehabilitation after stroke", "3", "139--140")

@@ -62,9 +62,13 @@ _PAGES_RE = re.compile(r"^\s*(?:pp?\.?\s*)?([A-Za-z]{0,2})\s*0*(\d{1,6})"
                        r"(?:\s*(?:-+|\u2013|\u2014)\s*([A-Za-z]{0,2})\s*0*(\d{1,6}))?\s*\.?\s*$")
 
 
+_COVER_RE = re.compile(r"^\s*\{?cover\}?\s*([1-4])\s*$", re.I)
+
+
 def page_range(value: str | None) -> tuple[str, str] | None:
     """(first page, last page) of a value that is a page range or one page
-    ("879-885", "1445-9", "e8-e9", "S7-S11", "pp. 12--19", "c1804"); None for
+    ("879-885", "1445-9", "e8-e9", "S7-S11", "pp. 12--19", "c1804"; a cover, "Cover 3",
+    as its page "c3"); None for
     anything else ("215 p", a page count; "Suppl-11"; "n/a"), which says nothing.
 
     >>> page_range("1445-9")
@@ -74,7 +78,8 @@ def page_range(value: str | None) -> tuple[str, str] | None:
         return None
     m = _PAGES_RE.match(value)
     if not m:
-        return None
+        cover = _COVER_RE.match(value)
+        return ("c" + cover.group(1),) * 2 if cover else None
     pre, first, pre2, last = m.groups()
     pre = pre.lower()
     start = pre + first

@@ -75,6 +75,11 @@ def vetoes_of(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b:
     return tuple(out)
 
 
+#: Content words a title needs to be one article's rather than a heading an issue
+#: carries on the same page each time ("Addresses", "Letter from the President").
+_SPECIFIC = 4
+
+
 def _in_journal(f: Features) -> bool:
     fields = f.record.fields
     return bool(fields.get("journal") or fields.get("journaltitle"))
@@ -84,8 +89,9 @@ def _issue_veto(a: Features, b: Features) -> Veto | None:
     """Two items of one journal volume (same venue, same volume): an article is printed
     in one issue, on its own pages. Different issues ("1" / "2", "2" / "3/4") are two
     items, even with the same pages (pagination restarting each issue) or the same
-    title (a notice repeated, a column's heading), unless the title and its first page
-    both agree (an issue number mis-keyed by one database); so are two page ranges of one issue
+    title (a notice repeated, a column's heading), unless the title is specific (not a
+    heading: :data:`_SPECIFIC` content words or more) and it and its first page both
+    agree (an issue number mis-keyed by one database); so are two page ranges of one issue
     that do not meet. A DOI or PubMed id in common says one item whatever the numbers."""
     if not (_in_journal(a) and _in_journal(b)) or venue_relation(a.venue, b.venue) == "different":
         return None
@@ -95,7 +101,8 @@ def _issue_veto(a: Features, b: Features) -> Veto | None:
     _, iss_b, pages_b, _ = b.biblio
     nums_a, nums_b = issue_numbers(iss_a), issue_numbers(iss_b)
     if nums_a and nums_b and not nums_a & nums_b:
-        if pages_a and pages_b and pages_a[0] == pages_b[0] and a.title == b.title:
+        if pages_a and pages_b and pages_a[0] == pages_b[0] and a.title == b.title \
+                and len(a.content_tokens) >= _SPECIFIC:
             return None
         return Veto(VetoKind.ISSUE, f"different issues ({a.field('number').strip()} / "
                                     f"{b.field('number').strip()}) of volume "
