@@ -120,3 +120,20 @@ def test_lettered_parts_are_different_parts():
     d = rec("d", title="Influenza Typ A im Winter: Teil B", author="Ostrova, Mila", year="1993",
             journal="Med Wochenschr")
     assert VetoKind.PART in kinds(c, d)
+
+
+# ---------------------------------------------------------------- venues and people
+def test_an_ordinal_written_out_or_split_names_the_same_venue():
+    assert dedupe.venue_relation("twenty first annual acm symposium on theory of computing",
+                                 "proc 21 st acm symposium on theory of computing") == "same"
+    assert dedupe.venue_relation("twenty first annual acm symposium on theory of computing",
+                                 "third acm symposium on discrete algorithms") == "different"
+
+
+def test_full_names_between_commas_before_an_and_are_people():
+    got = dedupe.person_strings("Mira Olsen, Tomas Berg and Ines Vidal")
+    assert got == ["Mira Olsen", "Tomas Berg", "Ines Vidal"]
+    assert dedupe.person_strings("Olsen MK, Berg T and Vidal I") == ["Olsen MK", "Berg T", "Vidal I"]
+    # "Last, First" people are still one person each
+    assert dedupe.person_strings("Garcia Lopez, Maria Jose and Berg, Tomas") == \
+        ["Garcia Lopez, Maria Jose", "Berg, Tomas"]
