@@ -137,3 +137,15 @@ def test_full_names_between_commas_before_an_and_are_people():
     # "Last, First" people are still one person each
     assert dedupe.person_strings("Garcia Lopez, Maria Jose and Berg, Tomas") == \
         ["Garcia Lopez, Maria Jose", "Berg, Tomas"]
+
+
+def test_an_article_of_a_journal_and_a_book_are_two_publications():
+    review = rec("r", title="Blackletter: type and national identity, a catalog of the exhibition",
+                 author="Ostrova, Mila and Berg, Tomas", year="1999", journal="Printing History",
+                 volume="19")
+    book = rec("b", "book", title="Blackletter: type and national identity",
+               author="Ostrova, Mila and Berg, Tomas", year="1998", publisher="Kernwerk")
+    assert kinds(review, book) == [VetoKind.FORM] and kinds(book, review) == [VetoKind.FORM]
+    paper = rec("p", "inproceedings", title="Blackletter: type and national identity",
+                author="Ostrova, Mila and Berg, Tomas", year="1998", booktitle="Proc. Type")
+    assert VetoKind.FORM not in kinds(paper, book)

@@ -20,6 +20,7 @@ class VetoKind(str, Enum):
     EDITION = "different editions"
     BOOK_VOLUME = "different volumes"   # of a book
     ISSUE = "different issues"          # of one journal volume, or pages of one issue
+    FORM = "article vs book"            # a journal's article and a book (its review...)
     MARKED = "marked distinct"          # a user said so (pubcli.usecases.distinct)
 
 
@@ -68,6 +69,9 @@ def vetoes_of(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b:
             and b.record.type in BOOKLIKE:
         out.append(Veto(VetoKind.BOOK_VOLUME, f"different volumes ({a.field('volume').strip()}"
                                               f" / {b.field('volume').strip()})"))
+    form = _article_and_book(a, b) or _article_and_book(b, a)
+    if form:
+        out.append(Veto(VetoKind.FORM, form))
     if vol_a and vol_a == vol_b:
         issue = _issue_veto(a, b)
         if issue is not None:
@@ -83,6 +87,16 @@ _SPECIFIC = 4
 def _in_journal(f: Features) -> bool:
     fields = f.record.fields
     return bool(fields.get("journal") or fields.get("journaltitle"))
+
+
+def _article_and_book(a: Features, b: Features) -> str:
+    """An article of a journal and a book, manual or proceedings (no journal of its
+    own) are two publications: the book's review, a chapter, a special issue's
+    editorial, a package's article beside its manual."""
+    if a.record.type == "article" and _in_journal(a) and b.record.type in BOOKLIKE \
+            and not _in_journal(b):
+        return f"an article in {a.field('journal').strip() or 'a journal'} / a {b.record.type}"
+    return ""
 
 
 def _issue_veto(a: Features, b: Features) -> Veto | None:
