@@ -1,5 +1,6 @@
 """Vetoes: what makes two records different works by definition (another part,
-edition or volume, a notice about a work rather than the work)."""
+edition or volume, a notice about a work rather than the work, another issue of a
+journal's volume or other pages of one issue, a journal's article against a book)."""
 
 from __future__ import annotations
 
