@@ -3,13 +3,15 @@ say (another issue of a volume, other pages of one issue, another version or par
 
 from __future__ import annotations
 
-from pubcli import dedupe
+import json
+
+from pubcli import dedupe, store
 from pubcli.dedupe.evidence import compare
 from pubcli.dedupe.features import Features
 from pubcli.dedupe.vetoes import VetoKind
 from pubcli.schema.model import Record
 
-from .conftest import record
+from .conftest import record, write
 
 
 def rec(key: str, type_: str = "article", **fields: str) -> Record:
@@ -149,3 +151,71 @@ def test_an_article_of_a_journal_and_a_book_are_two_publications():
     paper = rec("p", "inproceedings", title="Blackletter: type and national identity",
                 author="Ostrova, Mila and Berg, Tomas", year="1998", booktitle="Proc. Type")
     assert VetoKind.FORM not in kinds(paper, book)
+
+
+def test_anonymous_is_no_person_two_lists_could_share():
+    for nobody in ("Anonymous", "[Anon.]", "N. N.", "Unknown", "No authors listed"):
+        assert dedupe.parse_authors(nobody) == []
+    assert [p.last for p in dedupe.parse_authors("Anonymous and Berg, Tomas")] == [("berg",)]
+
+
+# ---------------------------------------------------------------- a newsletter's file
+def _newsletter_file() -> str:
+    """A newsletter's volumes: notices repeated issue after issue, a heading on the
+    same pages of every issue, one writer's two reports on the same pages of two
+    issues, and one item entered twice (its cover page written two ways)."""
+    out = []
+    n = 0
+
+    def entry(title: str, author: str, volume: int, number: str, pages: str) -> None:
+        nonlocal n
+        n += 1
+        out.append(f"@article{{item{n},\n  author = {{{author}}},\n  title = {{{title}}},\n"
+                   f"  journal = {{Typesetting Quarterly}},\n  year = {{{1980 + volume}}},\n"
+                   f"  volume = {{{volume}}},\n  number = {{{number}}},\n"
+                   f"  pages = {{{pages}}},\n}}\n")
+
+    for volume in (3, 4):
+        for issue in ("1", "2", "3/4"):
+            entry("Addresses", "Anonymous", volume, issue, "3--4")
+            entry(f"Annual meeting {1981 + volume}, call for papers", "Anonymous", volume, issue,
+                  f"{40 + 7 * len(out)}--{40 + 7 * len(out)}")
+        entry("Report on the steering committee meeting", "Reyes, Ana", volume, "1", "5--6")
+        entry("A proposal for institutional membership", "Reyes, Ana", volume, "2", "5--6")
+    entry("Font foundry membership offer", "Anonymous", 4, "2", "Cover 3")
+    entry("Font foundry membership offer", "Anonymous", 4, "2", "c3--c3")
+    return "\n".join(out)
+
+
+def test_a_newsletter_groups_only_an_item_entered_twice(cli, tmp_path):
+    lib = write(tmp_path / "news.bib", _newsletter_file())
+    groups = json.loads(cli("dedupe", "--format", "json", "-l", lib).stdout)
+    assert [sorted(g["keys"]) for g in groups] == [["item17", "item18"]]
+
+
+def test_importing_a_newsletter_adds_every_distinct_item(cli, tmp_path):
+    incoming = write(tmp_path / "news.bib", _newsletter_file())
+    lib = write(tmp_path / "library.bib", "")
+    r = cli("import", incoming, "-l", lib)
+    assert r.exit_code == 0
+    keys = [rec.key for rec in store.load(lib).records]
+    assert len(keys) == 17 and "item17" in keys and "item18" not in keys
+
+
+def test_two_volumes_of_one_journal_hold_two_items():
+    a = rec("a", title="Report on the steering committee meeting", author="Reyes, Ana",
+            journal="Typesetting Quarterly", year="1983", volume="3", number="1", pages="5--6")
+    b = rec("b", title="Report on the steering committee meeting", author="Reyes, Ana",
+            journal="Typesetting Quarterly", year="1984", volume="4", number="1", pages="5--6")
+    assert kinds(a, b) == [VetoKind.JOURNAL_VOLUME]
+    # a volume mis-keyed, all else agreeing; or a DOI in common
+    c = rec("c", title="Report on the steering committee meeting", author="Reyes, Ana",
+            journal="Typesetting Quarterly", year="1984", volume="40", number="1", pages="5--6")
+    assert kinds(b, c) == []
+    d = rec("d", title="Report on the steering committee meeting", author="Reyes, Ana",
+            journal="Typesetting Quarterly", year="1983", volume="13", pages="5--6",
+            doi="10.1000/tq.3.5")
+    e = rec("e", title="Report on the steering committee meeting", author="Reyes, Ana",
+            journal="Typesetting Quarterly", year="1983", volume="3", pages="5--6",
+            doi="10.1000/tq.3.5")
+    assert kinds(d, e) == []

@@ -212,9 +212,18 @@ def _parse_authors(value: str) -> tuple[Person, ...]:
     out = []
     for p in person_strings(value):
         person = parse_person(p)
-        if person.last:
+        if person.last and " ".join(person.last) not in _NO_ONE \
+                and (len(p) > 20 or normalise(p) not in _NO_ONE):
             out.append(person)
     return tuple(out)
+
+
+#: What a list writes for no author ("Anonymous", "[Anon.]", "N. N.", "Unknown"): it
+#: says nothing about who wrote the work, and two such lists do not share a person.
+_NO_ONE = frozenset({"anonymous", "anon", "anonym", "anonyme", "anonimo", "anonimous",
+                     "nn", "n n", "unknown", "unknown author", "no author", "no authors",
+                     "no authors listed",
+                     "no author listed", "not available", "author unknown"})
 
 
 def _close_name(x: str, y: str) -> bool:

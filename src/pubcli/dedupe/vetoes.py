@@ -1,6 +1,7 @@
 """Vetoes: what makes two records different works by definition (another part,
 edition or volume, a notice about a work rather than the work, another issue of a
-journal's volume or other pages of one issue, a journal's article against a book)."""
+journal's volume, other pages of one issue or another volume of the journal, a
+journal's article against a book)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ class VetoKind(str, Enum):
     EDITION = "different editions"
     BOOK_VOLUME = "different volumes"   # of a book
     ISSUE = "different issues"          # of one journal volume, or pages of one issue
+    JOURNAL_VOLUME = "different journal volumes"  # of one journal
     FORM = "article vs book"            # a journal's article and a book (its review...)
     MARKED = "marked distinct"          # a user said so (pubcli.usecases.distinct)
 
@@ -77,7 +79,24 @@ def vetoes_of(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b:
         issue = _issue_veto(a, b)
         if issue is not None:
             out.append(issue)
+    elif vol_a and vol_b and a.title == b.title and _other_volume(a, b):
+        out.append(Veto(VetoKind.JOURNAL_VOLUME, f"volumes {a.field('volume').strip()} / "
+                                                 f"{b.field('volume').strip()} of one journal"))
     return tuple(out)
+
+
+def _other_volume(a: Features, b: Features) -> bool:
+    """One title in two volumes of one journal (the same name: "same", not only alike)
+    is two items (a column, a notice repeated year after year), unless everything else
+    agrees (a specific title, its first page and the year: a volume mis-keyed by one
+    database) or a DOI or PubMed id is shared."""
+    if not (_in_journal(a) and _in_journal(b)) or venue_relation(a.venue, b.venue) != "same":
+        return False
+    if (a.doi and a.doi == b.doi) or (a.pmid and a.pmid == b.pmid):
+        return False
+    pages_a, pages_b = a.biblio[2], b.biblio[2]
+    return not (pages_a and pages_b and pages_a[0] == pages_b[0] and a.title == b.title
+                and len(a.content_tokens) >= _SPECIFIC and a.year == b.year)
 
 
 #: Content words a title needs to be one article's rather than a heading an issue
