@@ -62,9 +62,13 @@ _PAGES_RE = re.compile(r"^\s*(?:pp?\.?\s*)?([A-Za-z]{0,2})\s*0*(\d{1,6})"
                        r"(?:\s*(?:-+|\u2013|\u2014)\s*([A-Za-z]{0,2})\s*0*(\d{1,6}))?\s*\.?\s*$")
 
 
+_COVER_RE = re.compile(r"^\s*\{?cover\}?\s*([1-4])\s*$", re.I)
+
+
 def page_range(value: str | None) -> tuple[str, str] | None:
     """(first page, last page) of a value that is a page range or one page
-    ("879-885", "1445-9", "e8-e9", "S7-S11", "pp. 12--19", "c1804"); None for
+    ("879-885", "1445-9", "e8-e9", "S7-S11", "pp. 12--19", "c1804"; a cover, "Cover 3",
+    as its page "c3"); None for
     anything else ("215 p", a page count; "Suppl-11"; "n/a"), which says nothing.
 
     >>> page_range("1445-9")
@@ -74,7 +78,8 @@ def page_range(value: str | None) -> tuple[str, str] | None:
         return None
     m = _PAGES_RE.match(value)
     if not m:
-        return None
+        cover = _COVER_RE.match(value)
+        return ("c" + cover.group(1),) * 2 if cover else None
     pre, first, pre2, last = m.groups()
     pre = pre.lower()
     start = pre + first
@@ -97,6 +102,22 @@ def issue_value(value: str | None) -> str:
     return v
 
 
+def issue_numbers(issue: str) -> frozenset[str]:
+    """The issues an :func:`issue_value` names when it is plain numbers ("3" -> {3},
+    "3 4" from "3/4" or "3-4" -> {3, 4}, "1 3" -> {1, 2, 3}: two numbers may be a range);
+    empty for anything else ("suppl 1", a report number), which says nothing about
+    which issue."""
+    if not issue or not _ISSUES_RE.fullmatch(issue):
+        return frozenset()
+    nums = [int(n) for n in issue.split()]
+    if len(nums) == 2 and nums[0] < nums[1] <= nums[0] + 12:
+        nums = list(range(nums[0], nums[1] + 1))
+    return frozenset(str(n) for n in nums)
+
+
+_ISSUES_RE = re.compile(r"\d{1,4}(?: \d{1,4}){0,3}")
+
+
 def volume_value(value: str | None) -> str:
     """A volume's first number ("35", "35 Suppl 1" -> "35"); "" without digits
     ("Ph.D.", a misplaced field, says nothing)."""
@@ -113,9 +134,21 @@ def pmid(fields: Mapping[str, str]) -> str:
 _EDITION_WORDS = {**_NUMBER_WORDS, "eleventh": "11", "twelfth": "12"}
 
 
+_VERSION_RE = re.compile(r"\d+(?:\.\d+)+")
+
+
 def edition_value(value: str | None) -> str:
+    """An edition as its number ("Second", "2nd ed." -> "2"), a release as its whole
+    version ("Version 2.7.1" -> "2.7.1", "Release 3.0" -> "3": two releases of one
+    program differ after the first dot); other words normalised whole ("revised")."""
     if not value:
         return ""
+    m = _VERSION_RE.search(value)
+    if m:
+        parts = m.group(0).split(".")
+        while len(parts) > 1 and parts[-1].strip("0") == "":
+            parts.pop()
+        return ".".join(p.lstrip("0") or "0" for p in parts)
     v = normalise(value)
     m = re.search(r"\d+", v)
     if m:

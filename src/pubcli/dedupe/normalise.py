@@ -158,7 +158,7 @@ _NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
                  "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
                  "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10"}
 _PART_WORDS = frozenset("part parts phase stage type volume vol chapter section book series "
-                        "study trial grade class level".split())
+                        "study trial grade class level teil band tome tomo partie".split())
 _SEP_RE = re.compile(r":|\s[-\u2013\u2014]{1,3}\s|--|[.?!]\s|;")
 
 
@@ -176,6 +176,12 @@ def _marker_difference(a: Sequence[str], b: Sequence[str]) -> str:
             if not any(len(o) > 3 and _close_spelling(word, o) for o in other):
                 return word
     return ""
+
+
+def part_letters(tokens: Sequence[str]) -> tuple[str, ...]:
+    """The letters naming a part ("Part A", "Teil B", "Volume C"), sorted."""
+    return tuple(sorted(tok for prev, tok in zip(tokens, tokens[1:], strict=False)
+                        if len(tok) == 1 and tok.isalpha() and prev in _PART_WORDS))
 
 
 def _title_numbers(tokens: Sequence[str]) -> tuple[str, ...]:

@@ -46,6 +46,14 @@ def _given_first(piece: str) -> bool:
         and not _is_initials(words[-1])
 
 
+def _full_name(piece: str) -> bool:
+    """"Yishay Mansour", "Dana M. Ron": two to four words, the first and last of them
+    written out (not "Smith J", not "J. Smith" alone, which :func:`_given_first` reads)."""
+    words = piece.split()
+    return 2 <= len(words) <= 4 and not _is_initials(words[0]) and not _is_initials(words[-1]) \
+        and words[0][:1].isupper() and words[-1][:1].isupper()
+
+
 def _looks_vancouver(piece: str) -> bool:
     words = piece.split()
     return len(words) >= 2 and _is_initials(words[-1]) and not _is_initials(words[0])
@@ -99,13 +107,20 @@ def person_strings(value: str | None) -> list[str]:
     if any("," in p for p in parts):
         # "M. Kearns, Y. Mansour and D. Ron": people written given name first, the
         # commas between them (not "Last, First")
+        # (also "Smith JA, Jones B and Ron D", and "Michael Kearns, Yishay Mansour and
+        # Dana Ron": full names, given name first, when a person of the list is written
+        # without a comma)
+        given_first_list = any("," not in p for p in parts)
         out = []
         for p in parts:
             if "," not in p:
                 out.append(p)
                 continue
             pieces = [x for x in _split(p, ",") if x]
-            out += pieces if len(pieces) >= 2 and all(map(_given_first, pieces)) else [p]
+            split = len(pieces) >= 2 and (
+                all(map(_given_first, pieces)) or all(map(_looks_vancouver, pieces))
+                or (given_first_list and all(map(_full_name, pieces))))
+            out += pieces if split else [p]
         parts = out
     return parts
 
@@ -197,9 +212,18 @@ def _parse_authors(value: str) -> tuple[Person, ...]:
     out = []
     for p in person_strings(value):
         person = parse_person(p)
-        if person.last:
+        if person.last and " ".join(person.last) not in _NO_ONE \
+                and (len(p) > 20 or normalise(p) not in _NO_ONE):
             out.append(person)
     return tuple(out)
+
+
+#: What a list writes for no author ("Anonymous", "[Anon.]", "N. N.", "Unknown"): it
+#: says nothing about who wrote the work, and two such lists do not share a person.
+_NO_ONE = frozenset({"anonymous", "anon", "anonym", "anonyme", "anonimo", "anonimous",
+                     "nn", "n n", "unknown", "unknown author", "no author", "no authors",
+                     "no authors listed",
+                     "no author listed", "not available", "author unknown"})
 
 
 def _close_name(x: str, y: str) -> bool:

@@ -19,12 +19,19 @@ _VENUE_STOP = frozenset("of the and in for on at de la le les des du der die das
 _VENUE_NOISE = frozenset("proc proceedings conference conf international intl annual "
                          "hellip symposium workshop meeting".split())
 _ORDINAL_RE = re.compile(r"^\d+(?:st|nd|rd|th)?$")
+# an ordinal written out or split ("twenty first", "21 st"): which meeting, not which venue
+_ORDINAL_WORDS = frozenset(
+    "st nd rd th first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
+    "twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+    "twentieth thirtieth fortieth fiftieth twenty thirty forty fifty sixty".split())
 
 
 def _venue_words(venue: str) -> list[str]:
-    """Venue words without stop words, years, ordinals and "proceedings of the
+    """Venue words without stop words, years, ordinals (also written out: "twenty
+    first") and "proceedings of the
     international conference" words (which say what kind of venue, not which)."""
-    words = [t for t in venue.split() if t not in _VENUE_STOP and not _ORDINAL_RE.match(t)]
+    words = [t for t in venue.split() if t not in _VENUE_STOP and t not in _ORDINAL_WORDS
+             and not _ORDINAL_RE.match(t)]
     core = [t for t in words if t not in _VENUE_NOISE]
     return core or words
 
