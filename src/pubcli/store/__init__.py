@@ -34,8 +34,8 @@ from .listing import Listing, entry_forms, meta_of, read_listing
 from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
                     clean_stale_temp_files, decode, read_text)
 from .lock import lock_path, locked
-from .save import (form_of, place_rewritten, preview, rebase, render, render_plan, rewrite_text,
-                   source_text)
+from .save import (Plan, form_of, place_rewritten, preview, rebase, render, render_plan,
+                   rewrite_text, source_text)
 
 __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_text", "Document",
            "Library", "Problem", "rewrite", "form_of", "UTF8_BOM", "TEMP_SUFFIX", "read_text",
@@ -99,11 +99,12 @@ def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
         got = cache.read_parse(path, digest, len(data))
         if got is not None:
             parsed, frames = got
+    from_cache = parsed is not None
     if parsed is None:
         parsed = bibtex.parse(text)
         if digest is not None and write_cache:
             frames = cache.write_parse(path, digest, len(data), parsed, text)
-    lib = _library_from(parsed, path, text, bom, written)
+    lib = _library_from(parsed, path, text, bom, written, from_cache)
     doc = lib.document
     doc.digest = digest
     doc.cached = frames > 0
@@ -153,10 +154,13 @@ def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
 
 
 def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool,
-                  written: bool = False) -> Library:
-    for rec in parsed.records if not written else ():  # how fields were written is read again from the text when
-        if rec.source is not None:  # an entry is edited (bibtex.written_fields): a third
-            rec.source.fields = None  # of a big library's memory otherwise
+                  written: bool = False, cached: bool = False) -> Library:
+    # how fields were written is read again from the text when an entry is edited
+    # (bibtex.written_fields): a third of a big library's memory otherwise (the parse
+    # cache keeps none)
+    for rec in parsed.records if not (written or cached) else ():
+        if rec.source is not None:
+            rec.source.fields = None
     doc = Document(path, text, bom, parsed.newline, parsed.macros, parsed.failed,
                    parsed.warnings)
     doc.loaded = list(parsed.records)
@@ -175,20 +179,43 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
         return False
     doc = library.document
     text, plan = render_plan(library)
-    data = (UTF8_BOM if doc.bom else b"") + text.encode("utf-8")
     old = _bytes_now(target)
+    # the file as loaded (a transaction's), when it is what is there now: its digest is
+    # known, and the new bytes are its bytes up to the first change, then the rest
+    loaded = doc.data if doc.data is not None and doc.data == old else None
+    old_digest = doc.digest if loaded is not None and path is None else None
+    data = _new_bytes(loaded, doc, text, plan)
     atomic_write(target, data)
     delta = _cache_delta(library) if path is None else None
     rebase(library, text, plan)
     doc.text = text
+    doc.data = data if doc.data is not None else None
     library.mark_saved()
     _refresh_caches(library, target, data, delta)
-    journal.record(target, old, data, new_digest=doc.digest)  # for pubcli undo
+    journal.record(target, old, data, new_digest=doc.digest,  # for pubcli undo
+                   old_digest=old_digest)
     _commit_if_wanted(target)
     from pubcli.local import keyindex
 
     keyindex.refresh_index(target, library.records)  # keys for TAB, when TAB is used
     return True
+
+
+def _new_bytes(loaded: bytes | None, doc: Document, text: str, plan: Plan) -> bytes:
+    """The bytes of the new ``text``. The new text is the old one up to its first edit
+    (to the end when entries are only appended: :func:`.save.render_plan`), so when
+    ``loaded`` holds the old text's bytes (BOM and all) and that prefix's bytes are
+    known (all of them, or an ASCII text: one byte per character) only the rest is
+    encoded."""
+    bom = UTF8_BOM if doc.bom else b""
+    if loaded is not None:
+        old_text = doc.text
+        first = plan.edits[0][0] if plan.edits else len(old_text)
+        if first == len(old_text):
+            return loaded + text[first:].encode("utf-8")
+        if len(loaded) == len(bom) + len(old_text):  # one byte per character
+            return loaded[:len(bom) + first] + text[first:].encode("utf-8")
+    return bom + text.encode("utf-8")
 
 
 def _bytes_now(path: Path) -> bytes | None:
@@ -257,6 +284,10 @@ def _cache_delta(library: Library) -> tuple[list[int], list[int]] | None:
     again in the new list) for the pending edits; None when unknown."""
     doc = library.document
     replaced, removed, added = library.pending()
+    if not (replaced or removed):  # entries appended to the records as loaded
+        if len(library.records) != len(doc.loaded) + len(added):
+            return None
+        return [], list(range(len(doc.loaded), len(library.records)))
     old_pos = {id(r): i for i, r in enumerate(doc.loaded)}
     try:
         gone = sorted(old_pos[id(r)] for r in removed)
@@ -364,6 +395,7 @@ def rewrite(library: Library, edits: list[tuple[int, int, str]],
         with gcpause.paused():
             _refresh_caches(library, path, data,
                             ([], again) if len(again) * 4 <= len(library.records) else None)
+    library.document.data = None  # (a transaction's bytes as loaded are not these)
     journal.record(path, old, data,  # for pubcli undo, as every other write
                    new_digest=library.document.digest if again is not None else None)
     _commit_if_wanted(path)
@@ -385,11 +417,17 @@ def transaction(path: str | os.PathLike[str], *, dry_run: bool = False, written:
         yield load(path, written=written)
         return
     # check we can read (and would be allowed to write) before creating a lock file
-    read_text(path)
+    data, text, bom = read_text(path)
     check_writable(path)
     with locked(path, on_wait=on_wait):
         clean_stale_temp_files(path)
-        lib = load(path, write_cache=False, written=written)  # save() refreshes the cache
+        now = _bytes_now(path)
+        if now != data:  # written by another program before we held the lock: read again
+            data, text, bom = read_text(path)
+        # save() refreshes the cache
+        lib = _load_read(path, data, text, bom, True, False, False, written)
+        lib.document.data = data
+        del now, text
         yield lib
         if lib.changed:
             save(lib)

@@ -69,6 +69,8 @@ def _shared_prefix(a: bytes, b: bytes) -> int:
     """Length of the longest common prefix: whole chunks compared first, then halving
     inside the first chunk that differs (each comparison is one memcmp)."""
     n = min(len(a), len(b))
+    if a.startswith(b) or b.startswith(a):  # (a write that appends: one memcmp)
+        return n
     lo = 0
     while lo + _CHUNK <= n and a[lo:lo + _CHUNK] == b[lo:lo + _CHUNK]:
         lo += _CHUNK
@@ -160,12 +162,17 @@ def _write(path: Path, items: list[Step]) -> None:
         pass  # a journal we cannot write only means no undo for this write
 
 
-def record(path: Path, old: bytes | None, new: bytes, *, new_digest: str | None = None) -> None:
-    """Keep the step of a write of ``new`` over ``old`` (called by the store, locked)."""
+def record(path: Path, old: bytes | None, new: bytes, *, new_digest: str | None = None,
+           old_digest: str | None = None) -> None:
+    """Keep the step of a write of ``new`` over ``old`` (called by the store, locked;
+    digests it already knows are passed in)."""
     if old == new:
         return
     items = steps(path)
-    old_digest = None if old is None else digest(old)
+    if old is None:
+        old_digest = None
+    elif old_digest is None:
+        old_digest = digest(old)
     if items and items[-1].after != old_digest:
         items = []  # the file changed outside pubcli: older steps no longer lead back
     _write(path, [*items, step(old, new, current_command(), old_digest=old_digest,
