@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from collections.abc import Callable, Iterator
 
 from pubcli import bibtex
@@ -31,8 +31,8 @@ from . import cache, journal
 from .cache import cache_dir
 from .document import Document
 from .listing import Listing, entry_forms, meta_of, read_listing
-from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
-                    clean_stale_temp_files, decode, read_text)
+from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_readable, check_writable,
+                    clean_stale_temp_files, decode, holds, read_text)
 from .lock import lock_path, locked
 from .save import (Plan, form_of, place_rewritten, preview, rebase, render, render_plan,
                    rewrite_text, source_text)
@@ -45,19 +45,23 @@ __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_
 
 # ------------------------------------------------------------------ reading
 def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: bool = True,
-         display: bool = False, written: bool = False) -> Library:
+         display: bool = False, written: bool = False, keep_bytes: bool = False) -> Library:
     """Load a library file. Unreadable BibTeX blocks are kept and listed in
     ``library.problems``; only I/O and encoding problems raise.
 
     Big files go through the parse cache (``use_cache``); ``write_cache=False``
     skips refreshing it when the caller is about to save anyway. ``display=True``
     also gives every record its display row (``record.row``), from the display
-    cache when it holds them, else computed now and cached."""
+    cache when it holds them, else computed now and cached. ``keep_bytes``: the
+    document keeps the file's bytes, for a save that follows (:func:`transaction`)."""
     if not str(path).strip():
         raise LibraryNotFound("the library path is empty")
     path = Path(path)
     data, text, bom = read_text(path)
-    return _load_read(path, data, text, bom, use_cache, write_cache, display, written)
+    lib = _load_read(path, data, text, bom, use_cache, write_cache, display, written)
+    if keep_bytes:
+        lib.document.data = data
+    return lib
 
 
 def _load_read(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
@@ -94,8 +98,10 @@ def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
     digest = None
     frames = 0
     big = use_cache and len(data) >= cache.MIN_BYTES
+    hashed = None
     if big:
-        digest = cache.digest_of(data)
+        hashed = cache.hash_of(data)
+        digest = hashed.hexdigest()
         got = cache.read_parse(path, digest, len(data))
         if got is not None:
             parsed, frames = got
@@ -107,6 +113,7 @@ def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
     lib = _library_from(parsed, path, text, bom, written, from_cache)
     doc = lib.document
     doc.digest = digest
+    doc.hashed = hashed
     doc.cached = frames > 0
     doc.frames = frames
     if digest is not None and doc.cached and frames >= cache.MAX_FRAMES and write_cache:
@@ -179,19 +186,23 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
         return False
     doc = library.document
     text, plan = render_plan(library)
-    old = _bytes_now(target)
     # the file as loaded (a transaction's), when it is what is there now: its digest is
     # known, and the new bytes are its bytes up to the first change, then the rest
-    loaded = doc.data if doc.data is not None and doc.data == old else None
+    loaded = doc.data if doc.data is not None and holds(target, doc.data) else None
+    old = loaded if loaded is not None else _bytes_now(target)
     old_digest = doc.digest if loaded is not None and path is None else None
-    data = _new_bytes(loaded, doc, text, plan)
+    data, tail = _new_bytes(loaded, doc, text, plan)
     atomic_write(target, data)
+    hashed = None
+    if tail is not None and doc.hashed is not None and old_digest is not None:
+        hashed = doc.hashed.copy()  # the old bytes' hash, then the bytes appended
+        hashed.update(tail)
     delta = _cache_delta(library) if path is None else None
     rebase(library, text, plan)
     doc.text = text
     doc.data = data if doc.data is not None else None
     library.mark_saved()
-    _refresh_caches(library, target, data, delta)
+    _refresh_caches(library, target, data, delta, hashed)
     journal.record(target, old, data, new_digest=doc.digest,  # for pubcli undo
                    old_digest=old_digest)
     _commit_if_wanted(target)
@@ -201,9 +212,11 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
     return True
 
 
-def _new_bytes(loaded: bytes | None, doc: Document, text: str, plan: Plan) -> bytes:
-    """The bytes of the new ``text``. The new text is the old one up to its first edit
-    (to the end when entries are only appended: :func:`.save.render_plan`), so when
+def _new_bytes(loaded: bytes | None, doc: Document, text: str,
+               plan: Plan) -> tuple[bytes, bytes | None]:
+    """The bytes of the new ``text``, and those appended to ``loaded`` when the new
+    bytes are ``loaded`` and more. The new text is the old one up to its first edit (to
+    the end when entries are only appended: :func:`.save.render_plan`), so when
     ``loaded`` holds the old text's bytes (BOM and all) and that prefix's bytes are
     known (all of them, or an ASCII text: one byte per character) only the rest is
     encoded."""
@@ -212,10 +225,11 @@ def _new_bytes(loaded: bytes | None, doc: Document, text: str, plan: Plan) -> by
         old_text = doc.text
         first = plan.edits[0][0] if plan.edits else len(old_text)
         if first == len(old_text):
-            return loaded + text[first:].encode("utf-8")
+            tail = text[first:].encode("utf-8")
+            return loaded + tail, tail
         if len(loaded) == len(bom) + len(old_text):  # one byte per character
-            return loaded[:len(bom) + first] + text[first:].encode("utf-8")
-    return bom + text.encode("utf-8")
+            return loaded[:len(bom) + first] + text[first:].encode("utf-8"), None
+    return bom + text.encode("utf-8"), None
 
 
 def _bytes_now(path: Path) -> bytes | None:
@@ -320,15 +334,17 @@ def _count_below(sorted_values: list[int], x: int) -> int:
 
 
 def _refresh_caches(library: Library, target: Path, data: bytes,
-                    delta: tuple[list[int], list[int]] | None) -> None:
+                    delta: tuple[list[int], list[int]] | None, hashed: Any = None) -> None:
+    """``hashed``: the hash of ``data`` (:func:`.cache.hash_of`), when known."""
     doc = library.document
     records = library.records
     old_digest = doc.digest
     doc.loaded = list(records)
     if len(data) < cache.MIN_BYTES or cache.disabled():
-        doc.digest, doc.cached, doc.rows_cached = None, False, False
+        doc.digest, doc.hashed, doc.cached, doc.rows_cached = None, None, False, False
         return
-    digest = cache.digest_of(data)
+    doc.hashed = hashed if hashed is not None else cache.hash_of(data)
+    digest = doc.hashed.hexdigest()
     doc.digest = digest
     meta = cache.pack_meta(doc.failed, [], doc.macros, doc.newline)
     incremental = (doc.cached and doc.frames < cache.MAX_FRAMES and doc.path is not None
@@ -417,17 +433,12 @@ def transaction(path: str | os.PathLike[str], *, dry_run: bool = False, written:
         yield load(path, written=written)
         return
     # check we can read (and would be allowed to write) before creating a lock file
-    data, text, bom = read_text(path)
+    check_readable(path)
     check_writable(path)
     with locked(path, on_wait=on_wait):
         clean_stale_temp_files(path)
-        now = _bytes_now(path)
-        if now != data:  # written by another program before we held the lock: read again
-            data, text, bom = read_text(path)
         # save() refreshes the cache
-        lib = _load_read(path, data, text, bom, True, False, False, written)
-        lib.document.data = data
-        del now, text
+        lib = load(path, write_cache=False, written=written, keep_bytes=True)
         yield lib
         if lib.changed:
             save(lib)

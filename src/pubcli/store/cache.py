@@ -49,7 +49,14 @@ _HEAD = struct.Struct("<II")  # payload length, CRC-32 of the payload
 
 
 def digest_of(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=20).hexdigest()
+    return hash_of(data).hexdigest()
+
+
+def hash_of(data: bytes) -> Any:
+    """The hash whose hex digest is :func:`digest_of` ``data``: ``copy()`` it and
+    ``update()`` the copy with bytes appended to have theirs without hashing ``data``
+    again."""
+    return hashlib.blake2b(data, digest_size=20)
 
 
 @functools.lru_cache(maxsize=4)

@@ -11,6 +11,7 @@ index and points at its document; what a user should hear about the file
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .. import bibtex
 from pubcli.store.library import Problem
@@ -19,7 +20,7 @@ from pubcli.schema.model import Record
 
 class Document:
     __slots__ = ("path", "text", "bom", "newline", "macros", "failed", "warnings", "digest",
-                 "loaded", "cached", "rows_cached", "frames", "form", "data")
+                 "loaded", "cached", "rows_cached", "frames", "form", "data", "hashed")
 
     def __init__(self, path: Path | None, text: str, bom: bool, newline: str,
                  macros: dict[str, str], failed: list[bibtex.Failed],
@@ -46,6 +47,9 @@ class Document:
         # the file's bytes as loaded (or last saved) by a transaction, which writes it
         # back: a save then knows the old bytes' digest and encodes only what changed
         self.data: bytes | None = None
+        # the hash whose digest is ``digest`` (store.cache.hash_of), to extend by what a
+        # save appends
+        self.hashed: Any = None
 
     def problems(self, records: list[Record], *, warnings: bool = True,
                  repeated: bool = True) -> list[Problem]:
