@@ -18,14 +18,15 @@ from .conftest import record
 def big_library(path: Path, *, accent: bool = False, bom: bool = False,
                 newline: str = "\n") -> Path:
     """A file over the parse cache's size threshold."""
-    entries = []
-    n = 0
-    while sum(map(len, entries)) < cache.MIN_BYTES + 1000:
+    entries: list[str] = []
+    n = size = 0
+    while size < cache.MIN_BYTES + 1000:
         title = f"Stable Things Number {n}" + (" \u00e9t\u00e9" if accent and n == 7 else "")
         entries.append(newline.join([f"@article{{e{n},", f"  title = {{{title}}},",
-                                     f"  author = {{Ada Lovelace and Bob Byron}},",
-                                     f"  journal = {{J. Things}},", f"  year = {{{2000 + n % 20}}}",
+                                     "  author = {Ada Lovelace and Bob Byron},",
+                                     "  journal = {J. Things},", f"  year = {{{2000 + n % 20}}}",
                                      "}"]))
+        size += len(entries[-1])
         n += 1
     text = (newline * 2).join(entries) + newline
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
@@ -120,3 +121,28 @@ def test_a_file_changed_by_another_program_before_the_save_is_journaled_as_it_wa
     assert b"Number two}" not in written and b"mine," in written
     store.undo(path)
     assert path.read_bytes() == other
+
+
+@pytest.mark.parametrize("with_areas", [False, True])
+def test_the_key_index_for_tab_follows_adds_as_a_full_refresh_would(tmp_path, with_areas):
+    from pubcli.local import keyindex
+
+    path = big_library(tmp_path / "lib.bib")
+    store.load(path)
+    keyindex.index_of(path, areas=with_areas)  # a TAB made the index
+    for i in range(2):
+        with store.transaction(path) as lib:
+            lib.add(record(f"new{i}", "misc", title=f"Appended {i}", year="2024",
+                           keywords=f"Area {i}"))
+        kept = keyindex.read_index(path, keyindex.stamp(path))
+        assert kept is not None
+        full = store.load(path, use_cache=False)
+        assert kept.lines == keyindex.Index.of([(r.key, r.line, r.type) for r in full],
+                                               None).lines
+        assert kept.lines == keyindex.scan(path.read_bytes()).lines
+        assert kept.areas == ([f"Area {n}" for n in range(i + 1)] if with_areas else None)
+    with store.transaction(path) as lib:  # not an append: refreshed from every record
+        lib.remove("e2")
+    kept = keyindex.read_index(path, keyindex.stamp(path))
+    assert kept is not None and kept.lines == keyindex.scan(path.read_bytes()).lines
+    assert "\te2\t" not in kept.lines and kept.areas == ["Area 0", "Area 1"]

@@ -192,6 +192,12 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
     old = loaded if loaded is not None else _bytes_now(target)
     old_digest = doc.digest if loaded is not None and path is None else None
     data, tail = _new_bytes(loaded, doc, text, plan)
+    from pubcli.local import keyindex
+
+    replaced, removed, added = library.pending()
+    # the key index of the file as it was, extended by entries only appended
+    appended, before = (len(added), keyindex.stamp(target)) if not (replaced or removed) \
+        else (None, None)
     atomic_write(target, data)
     hashed = None
     if tail is not None and doc.hashed is not None and old_digest is not None:
@@ -206,9 +212,8 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
     journal.record(target, old, data, new_digest=doc.digest,  # for pubcli undo
                    old_digest=old_digest)
     _commit_if_wanted(target)
-    from pubcli.local import keyindex
-
-    keyindex.refresh_index(target, library.records)  # keys for TAB, when TAB is used
+    # keys for TAB, when TAB is used
+    keyindex.refresh_index(target, library.records, appended=appended, before=before)
     return True
 
 

@@ -62,7 +62,7 @@ class Library:
         self.records: list[Record] = list(records)
         keys = [rec.key for rec in self.records]
         # key -> its first record (reversed: the first of a repeated key is set last)
-        self._index: dict[str, Record] = dict(zip(reversed(keys), reversed(self.records)))
+        self._index: dict[str, Record] = dict(zip(reversed(keys), reversed(self.records), strict=True))
         # casefolded key -> how many records use it
         self._folded: dict[str, int] = Counter(map(str.casefold, keys))
         self._pos: dict[int, int] | None = None   # id(record) -> index in records
