@@ -5,6 +5,7 @@ command (its records read lazily) and leave undo able to restore every version."
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,38 @@ def test_the_key_index_for_tab_follows_adds_as_a_full_refresh_would(tmp_path, wi
     kept = keyindex.read_index(path, keyindex.stamp(path))
     assert kept is not None and kept.lines == keyindex.scan(path.read_bytes()).lines
     assert "\te2\t" not in kept.lines and kept.areas == ["Area 0", "Area 1"]
+
+
+@pytest.mark.parametrize("kind", FILES)
+def test_undo_of_edits_spread_over_the_file_keeps_only_the_places_they_changed(tmp_path, kind):
+    from pubcli.store import journal
+
+    path = big_library(tmp_path / "lib.bib", **FILES[kind])
+    store.load(path)
+    before = path.read_bytes()
+    with store.transaction(path) as lib:
+        keys = [r.key for r in lib.records]
+        for key in (keys[0], keys[len(keys) // 2], keys[-1]):  # first, middle and last
+            old = lib[key]
+            lib.replace(old, old.copy(fields={**old.fields, "note": "tagged \u00e0 la fin"}))
+        lib.remove(keys[5])
+        lib.add(record("added", "misc", title="Appended", year="2024"))
+    after = path.read_bytes()
+    full = store.load(path, use_cache=False)
+    assert after == (b"\xef\xbb\xbf" if full.bom else b"") + full.text.encode("utf-8")
+    last = journal.steps(path)[-1]  # the places kept, not the file between them
+    assert len(last.spans) == 5 and len(zlib.decompress(last.middle)) < 2000
+    store.undo(path)
+    assert path.read_bytes() == before
+
+
+def test_spans_that_do_not_say_where_the_bytes_differ_are_not_trusted():
+    from pubcli.store import journal
+
+    old = b"aaaa-OLD1-bbbb-OLD2-cccc"
+    new = b"aaaa-new one-bbbb-NEW2-cccc"
+    right = [(5, 7, 5, 4), (18, 4, 15, 4)]
+    got = journal.step_of_spans(old, new, right, "x")
+    assert got is not None and journal.undo_bytes(got, new) == old
+    for wrong in ([(5, 7, 5, 4)], [(5, 7, 5, 4), (19, 3, 16, 3)], [(4, 7, 5, 4)]):
+        assert journal.step_of_spans(old, new, wrong, "x") is None

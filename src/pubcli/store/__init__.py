@@ -192,6 +192,7 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
     old = loaded if loaded is not None else _bytes_now(target)
     old_digest = doc.digest if loaded is not None and path is None else None
     data, tail = _new_bytes(loaded, doc, text, plan)
+    spans = _byte_spans(loaded, doc, data, plan) if plan.edits else None
     from pubcli.local import keyindex
 
     replaced, removed, added = library.pending()
@@ -210,7 +211,7 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
     library.mark_saved()
     _refresh_caches(library, target, data, delta, hashed)
     journal.record(target, old, data, new_digest=doc.digest,  # for pubcli undo
-                   old_digest=old_digest)
+                   old_digest=old_digest, spans=spans)
     _commit_if_wanted(target)
     # keys for TAB, when TAB is used
     keyindex.refresh_index(target, library.records, appended=appended, before=before)
@@ -235,6 +236,34 @@ def _new_bytes(loaded: bytes | None, doc: Document, text: str,
         if len(loaded) == len(bom) + len(old_text):  # one byte per character
             return loaded[:len(bom) + first] + text[first:].encode("utf-8"), None
     return bom + text.encode("utf-8"), None
+
+
+def _byte_spans(loaded: bytes | None, doc: Document, data: bytes,
+                plan: Plan) -> list[journal.Span] | None:
+    """Where the new bytes ``data`` differ from ``loaded`` (the old text's bytes): each
+    edit's place, then what was appended; for the undo journal, which checks them.
+    Only for edits spread over more than :data:`.journal.SPANS_FROM` characters (else
+    the one middle between what the old and new bytes share is small); None when not
+    worth it or ``loaded`` is unknown."""
+    edits = plan.edits
+    if loaded is None or len(edits) < 2 or edits[-1][1] - edits[0][0] <= journal.SPANS_FROM:
+        return None
+    old_text = doc.text
+    ascii_text = len(loaded) == (3 if doc.bom else 0) + len(old_text)  # a byte a character
+    spans: list[journal.Span] = []
+    shift = 0  # bytes the edits before have added
+    pos, at = 0, 3 if doc.bom else 0  # a character offset in the old text, its byte offset
+    for start, end, new, _ in edits:
+        at += start - pos if ascii_text else len(old_text[pos:start].encode("utf-8"))
+        old_len = end - start if ascii_text else len(old_text[start:end].encode("utf-8"))
+        n = len(new.encode("utf-8"))
+        spans.append((at + shift, n, at, old_len))
+        shift += n - old_len
+        at += old_len
+        pos = end
+    if len(data) > len(loaded) + shift:  # entries appended after the edited text
+        spans.append((len(loaded) + shift, len(data) - len(loaded) - shift, len(loaded), 0))
+    return spans
 
 
 def _bytes_now(path: Path) -> bytes | None:

@@ -234,6 +234,7 @@ class Shelved(Record):
         if name == "fields":
             fields = marshal.loads(self._packed)
             _FIELDS.__set__(self, fields)
+            self._packed = b""  # (read once: the dict is what is kept)
             return fields
         raise AttributeError(name)
 
