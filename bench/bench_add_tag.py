@@ -7,9 +7,11 @@
 ``--series``: for each size and seed (bench/gen_library.py N OUT --seed S --dups D),
 three real adds one after another on a fresh copy with an empty cache (cold: the
 weights are estimated; warm, warm2: each on the file the add before wrote, as a user
-adding papers one by one), CPU time of each whole process, with this tree and the
-``--baseline`` tree (a checkout of main) in the same rounds; medians over the seeds
-and the same-round ratios.
+adding papers one by one), then on the file they left ``tag`` of 1,000 keys spread
+over the file (``--add AREA --new``) and ``edit KEY --set note=...`` of one entry in
+the middle, CPU time of each whole process, with this tree and the ``--baseline``
+tree (a checkout of main) in the same rounds; medians over the seeds and the
+same-round ratios (``--no-edits``: the adds only).
 
 Generates the library once with bench/gen_library.py (kept in --out), then for
 each repeat works on a fresh copy and runs the real command line in a
@@ -163,8 +165,9 @@ def _compiled(tree: Path) -> None:
 
 
 def series(sizes: list[int], seeds: list[int], dups: float, baseline: Path | None,
-           out: Path) -> dict:
-    """Successive real adds (cold, warm, warm2) per size and seed, per tree."""
+           out: Path, edits: bool = True) -> dict:
+    """Successive real adds (cold, warm, warm2), then a tag and an edit, per size and
+    seed, per tree."""
     trees = {"this": ROOT, **({"baseline": baseline} if baseline else {})}
     for tree in trees.values():
         _compiled(tree)
@@ -188,6 +191,13 @@ def series(sizes: list[int], seeds: list[int], dups: float, baseline: Path | Non
                     for i, phase in enumerate(("cold", "warm", "warm2")):
                         _, cpu = pubcli(add_args(lib, seed * 10 + i), env)
                         samples[name].setdefault(phase, []).append(cpu)
+                    if edits:
+                        _, cpu = pubcli(["tag", *tag_keys(n), "--add", AREA, "--new", "-l",
+                                         str(lib)], env)
+                        samples[name].setdefault("tag1000", []).append(cpu)
+                        _, cpu = pubcli(["edit", f"gen{n // 2}", "--set",
+                                         f"note={{Seen {seed}}}", "-l", str(lib)], env)
+                        samples[name].setdefault("edit", []).append(cpu)
             print(f"  {n} seed {seed}: " + "; ".join(
                 f"{t} " + " ".join(f"{p} {v[-1]:.2f}" for p, v in samples[t].items())
                 for t in trees), flush=True)
@@ -210,10 +220,13 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--dups", type=float, default=0.05)
     ap.add_argument("--baseline", type=Path)
+    ap.add_argument("--no-edits", action="store_true",
+                    help="--series: the adds only (no tag, no edit)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.series:
-        got = series(args.series, args.seeds, args.dups, args.baseline, args.out)
+        got = series(args.series, args.seeds, args.dups, args.baseline, args.out,
+                     edits=not args.no_edits)
         for n, r in got.items():
             for t, ph in r.items():
                 print(f"{n:>7} {t:9} " + "  ".join(

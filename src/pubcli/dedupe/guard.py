@@ -91,7 +91,7 @@ class Guard:
                 if progress is not None:  # (the long part when nothing is cached)
                     whole.pairs(lambda done: progress(WEIGHING, int(1000 * done), 1000))
                 self.matcher = _judged_by(whole, records)
-        self._known = {id(r) for r in self.matcher.records}
+        self._known: set[int] | None = None  # ids of the records judged against, when asked
 
     def over(self, records: Sequence[Record]) -> Guard:
         """A guard over other ``records`` (an import's entries held for review), judging
@@ -100,7 +100,7 @@ class Guard:
         other.threshold = self.threshold
         with gcpause.paused():
             other.matcher = _judged_by(self.matcher, records)
-        other._known = {id(r) for r in other.matcher.records}
+        other._known = None
         return other
 
     def replace(self, old: Record, new: Record) -> None:
@@ -109,7 +109,7 @@ class Guard:
         records = [new if r is old else r for r in self.matcher.records]
         with gcpause.paused():
             self.matcher = _judged_by(self.matcher, records)
-        self._known = {id(r) for r in records}
+        self._known = None
 
     @property
     def records(self) -> list[Record]:
@@ -166,8 +166,11 @@ class Guard:
 
     def add(self, rec: Record) -> None:
         """Judge later entries against ``rec`` too (an entry kept by this command)."""
-        if id(rec) not in self._known:
-            self._known.add(id(rec))
+        known = self._known
+        if known is None:  # (built on the first add: one add's guard never needs it)
+            known = self._known = {id(r) for r in self.matcher.records}
+        if id(rec) not in known:
+            known.add(id(rec))
             self.matcher.add(rec)
 
     def carry(self, digest: str, records: Sequence[Record]) -> bool:

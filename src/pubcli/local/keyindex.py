@@ -97,12 +97,26 @@ def write_index(path: Path, index: Index, current: tuple | None) -> None:
         pass
 
 
-def refresh_index(path: Path, records: Sequence[Any]) -> None:
-    """After a save: bring an existing index up to date from the records in memory."""
+def refresh_index(path: Path, records: Sequence[Any], *, appended: int | None = None,
+                  before: tuple | None = None) -> None:
+    """After a save: bring an existing index up to date from the records in memory.
+    ``appended``: the save only appended the last ``appended`` records to the version
+    of the file :func:`stamp` gave ``before``; when the index of that version is kept,
+    it is extended by them (the other records are not looked at)."""
     if not _index_file(path).exists():
         return
     from pubcli.schema.model import AREA_FIELD, split_areas
 
+    old = read_index(path, before) if appended is not None and before is not None else None
+    if old is not None and appended is not None:
+        new = records[len(records) - appended:]
+        areas = old.areas
+        if areas is not None:
+            areas = list(dict.fromkeys([*areas, *(a for r in new for a in
+                                                  split_areas(r.fields.get(AREA_FIELD)))]))
+        lines = old.lines[:-1] + Index.of([(r.key, r.line, r.type) for r in new], None).lines
+        write_index(path, Index(lines, areas), stamp(path))
+        return
     values = dict.fromkeys(r.fields.get(AREA_FIELD) for r in records)
     areas = list(dict.fromkeys(a for v in values for a in split_areas(v)))
     write_index(path, Index.of([(r.key, r.line, r.type) for r in records], areas), stamp(path))

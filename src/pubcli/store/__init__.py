@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from collections.abc import Callable, Iterator
 
 from pubcli import bibtex
@@ -31,11 +31,11 @@ from . import cache, journal
 from .cache import cache_dir
 from .document import Document
 from .listing import Listing, entry_forms, meta_of, read_listing
-from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_writable,
-                    clean_stale_temp_files, decode, read_text)
+from .files import (TEMP_SUFFIX, UTF8_BOM, atomic_write, check_readable, check_writable,
+                    clean_stale_temp_files, decode, holds, read_text)
 from .lock import lock_path, locked
-from .save import (form_of, place_rewritten, preview, rebase, render, render_plan, rewrite_text,
-                   source_text)
+from .save import (Plan, form_of, place_rewritten, preview, rebase, render, render_plan,
+                   rewrite_text, source_text)
 
 __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_text", "Document",
            "Library", "Problem", "rewrite", "form_of", "UTF8_BOM", "TEMP_SUFFIX", "read_text",
@@ -45,19 +45,23 @@ __all__ = ["load", "loads", "save", "transaction", "render", "preview", "source_
 
 # ------------------------------------------------------------------ reading
 def load(path: str | os.PathLike[str], *, use_cache: bool = True, write_cache: bool = True,
-         display: bool = False, written: bool = False) -> Library:
+         display: bool = False, written: bool = False, keep_bytes: bool = False) -> Library:
     """Load a library file. Unreadable BibTeX blocks are kept and listed in
     ``library.problems``; only I/O and encoding problems raise.
 
     Big files go through the parse cache (``use_cache``); ``write_cache=False``
     skips refreshing it when the caller is about to save anyway. ``display=True``
     also gives every record its display row (``record.row``), from the display
-    cache when it holds them, else computed now and cached."""
+    cache when it holds them, else computed now and cached. ``keep_bytes``: the
+    document keeps the file's bytes, for a save that follows (:func:`transaction`)."""
     if not str(path).strip():
         raise LibraryNotFound("the library path is empty")
     path = Path(path)
     data, text, bom = read_text(path)
-    return _load_read(path, data, text, bom, use_cache, write_cache, display, written)
+    lib = _load_read(path, data, text, bom, use_cache, write_cache, display, written)
+    if keep_bytes:
+        lib.document.data = data
+    return lib
 
 
 def _load_read(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
@@ -94,18 +98,22 @@ def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
     digest = None
     frames = 0
     big = use_cache and len(data) >= cache.MIN_BYTES
+    hashed = None
     if big:
-        digest = cache.digest_of(data)
+        hashed = cache.hash_of(data)
+        digest = hashed.hexdigest()
         got = cache.read_parse(path, digest, len(data))
         if got is not None:
             parsed, frames = got
+    from_cache = parsed is not None
     if parsed is None:
         parsed = bibtex.parse(text)
         if digest is not None and write_cache:
             frames = cache.write_parse(path, digest, len(data), parsed, text)
-    lib = _library_from(parsed, path, text, bom, written)
+    lib = _library_from(parsed, path, text, bom, written, from_cache)
     doc = lib.document
     doc.digest = digest
+    doc.hashed = hashed
     doc.cached = frames > 0
     doc.frames = frames
     if digest is not None and doc.cached and frames >= cache.MAX_FRAMES and write_cache:
@@ -153,10 +161,13 @@ def loads(text: str, path: str | os.PathLike[str] | None = None) -> Library:
 
 
 def _library_from(parsed: bibtex.Parsed, path: Path | None, text: str, bom: bool,
-                  written: bool = False) -> Library:
-    for rec in parsed.records if not written else ():  # how fields were written is read again from the text when
-        if rec.source is not None:  # an entry is edited (bibtex.written_fields): a third
-            rec.source.fields = None  # of a big library's memory otherwise
+                  written: bool = False, cached: bool = False) -> Library:
+    # how fields were written is read again from the text when an entry is edited
+    # (bibtex.written_fields): a third of a big library's memory otherwise (the parse
+    # cache keeps none)
+    for rec in parsed.records if not (written or cached) else ():
+        if rec.source is not None:
+            rec.source.fields = None
     doc = Document(path, text, bom, parsed.newline, parsed.macros, parsed.failed,
                    parsed.warnings)
     doc.loaded = list(parsed.records)
@@ -175,20 +186,84 @@ def save(library: Library, path: str | os.PathLike[str] | None = None) -> bool:
         return False
     doc = library.document
     text, plan = render_plan(library)
-    data = (UTF8_BOM if doc.bom else b"") + text.encode("utf-8")
-    old = _bytes_now(target)
+    # the file as loaded (a transaction's), when it is what is there now: its digest is
+    # known, and the new bytes are its bytes up to the first change, then the rest
+    loaded = doc.data if doc.data is not None and holds(target, doc.data) else None
+    old = loaded if loaded is not None else _bytes_now(target)
+    old_digest = doc.digest if loaded is not None and path is None else None
+    data, tail = _new_bytes(loaded, doc, text, plan)
+    spans = _byte_spans(loaded, doc, data, plan) if plan.edits else None
+    from pubcli.local import keyindex
+
+    replaced, removed, added = library.pending()
+    # the key index of the file as it was, extended by entries only appended
+    appended, before = (len(added), keyindex.stamp(target)) if not (replaced or removed) \
+        else (None, None)
     atomic_write(target, data)
+    hashed = None
+    if tail is not None and doc.hashed is not None and old_digest is not None:
+        hashed = doc.hashed.copy()  # the old bytes' hash, then the bytes appended
+        hashed.update(tail)
     delta = _cache_delta(library) if path is None else None
     rebase(library, text, plan)
     doc.text = text
+    doc.data = data if doc.data is not None else None
     library.mark_saved()
-    _refresh_caches(library, target, data, delta)
-    journal.record(target, old, data, new_digest=doc.digest)  # for pubcli undo
+    _refresh_caches(library, target, data, delta, hashed)
+    journal.record(target, old, data, new_digest=doc.digest,  # for pubcli undo
+                   old_digest=old_digest, spans=spans)
     _commit_if_wanted(target)
-    from pubcli.local import keyindex
-
-    keyindex.refresh_index(target, library.records)  # keys for TAB, when TAB is used
+    # keys for TAB, when TAB is used
+    keyindex.refresh_index(target, library.records, appended=appended, before=before)
     return True
+
+
+def _new_bytes(loaded: bytes | None, doc: Document, text: str,
+               plan: Plan) -> tuple[bytes, bytes | None]:
+    """The bytes of the new ``text``, and those appended to ``loaded`` when the new
+    bytes are ``loaded`` and more. The new text is the old one up to its first edit (to
+    the end when entries are only appended: :func:`.save.render_plan`), so when
+    ``loaded`` holds the old text's bytes (BOM and all) and that prefix's bytes are
+    known (all of them, or an ASCII text: one byte per character) only the rest is
+    encoded."""
+    bom = UTF8_BOM if doc.bom else b""
+    if loaded is not None:
+        old_text = doc.text
+        first = plan.edits[0][0] if plan.edits else len(old_text)
+        if first == len(old_text):
+            tail = text[first:].encode("utf-8")
+            return loaded + tail, tail
+        if len(loaded) == len(bom) + len(old_text):  # one byte per character
+            return loaded[:len(bom) + first] + text[first:].encode("utf-8"), None
+    return bom + text.encode("utf-8"), None
+
+
+def _byte_spans(loaded: bytes | None, doc: Document, data: bytes,
+                plan: Plan) -> list[journal.Span] | None:
+    """Where the new bytes ``data`` differ from ``loaded`` (the old text's bytes): each
+    edit's place, then what was appended; for the undo journal, which checks them.
+    Only for edits spread over more than :data:`.journal.SPANS_FROM` characters (else
+    the one middle between what the old and new bytes share is small); None when not
+    worth it or ``loaded`` is unknown."""
+    edits = plan.edits
+    if loaded is None or len(edits) < 2 or edits[-1][1] - edits[0][0] <= journal.SPANS_FROM:
+        return None
+    old_text = doc.text
+    ascii_text = len(loaded) == (3 if doc.bom else 0) + len(old_text)  # a byte a character
+    spans: list[journal.Span] = []
+    shift = 0  # bytes the edits before have added
+    pos, at = 0, 3 if doc.bom else 0  # a character offset in the old text, its byte offset
+    for start, end, new, _ in edits:
+        at += start - pos if ascii_text else len(old_text[pos:start].encode("utf-8"))
+        old_len = end - start if ascii_text else len(old_text[start:end].encode("utf-8"))
+        n = len(new.encode("utf-8"))
+        spans.append((at + shift, n, at, old_len))
+        shift += n - old_len
+        at += old_len
+        pos = end
+    if len(data) > len(loaded) + shift:  # entries appended after the edited text
+        spans.append((len(loaded) + shift, len(data) - len(loaded) - shift, len(loaded), 0))
+    return spans
 
 
 def _bytes_now(path: Path) -> bytes | None:
@@ -257,6 +332,10 @@ def _cache_delta(library: Library) -> tuple[list[int], list[int]] | None:
     again in the new list) for the pending edits; None when unknown."""
     doc = library.document
     replaced, removed, added = library.pending()
+    if not (replaced or removed):  # entries appended to the records as loaded
+        if len(library.records) != len(doc.loaded) + len(added):
+            return None
+        return [], list(range(len(doc.loaded), len(library.records)))
     old_pos = {id(r): i for i, r in enumerate(doc.loaded)}
     try:
         gone = sorted(old_pos[id(r)] for r in removed)
@@ -289,15 +368,17 @@ def _count_below(sorted_values: list[int], x: int) -> int:
 
 
 def _refresh_caches(library: Library, target: Path, data: bytes,
-                    delta: tuple[list[int], list[int]] | None) -> None:
+                    delta: tuple[list[int], list[int]] | None, hashed: Any = None) -> None:
+    """``hashed``: the hash of ``data`` (:func:`.cache.hash_of`), when known."""
     doc = library.document
     records = library.records
     old_digest = doc.digest
     doc.loaded = list(records)
     if len(data) < cache.MIN_BYTES or cache.disabled():
-        doc.digest, doc.cached, doc.rows_cached = None, False, False
+        doc.digest, doc.hashed, doc.cached, doc.rows_cached = None, None, False, False
         return
-    digest = cache.digest_of(data)
+    doc.hashed = hashed if hashed is not None else cache.hash_of(data)
+    digest = doc.hashed.hexdigest()
     doc.digest = digest
     meta = cache.pack_meta(doc.failed, [], doc.macros, doc.newline)
     incremental = (doc.cached and doc.frames < cache.MAX_FRAMES and doc.path is not None
@@ -364,6 +445,7 @@ def rewrite(library: Library, edits: list[tuple[int, int, str]],
         with gcpause.paused():
             _refresh_caches(library, path, data,
                             ([], again) if len(again) * 4 <= len(library.records) else None)
+    library.document.data = None  # (a transaction's bytes as loaded are not these)
     journal.record(path, old, data,  # for pubcli undo, as every other write
                    new_digest=library.document.digest if again is not None else None)
     _commit_if_wanted(path)
@@ -385,11 +467,12 @@ def transaction(path: str | os.PathLike[str], *, dry_run: bool = False, written:
         yield load(path, written=written)
         return
     # check we can read (and would be allowed to write) before creating a lock file
-    read_text(path)
+    check_readable(path)
     check_writable(path)
     with locked(path, on_wait=on_wait):
         clean_stale_temp_files(path)
-        lib = load(path, write_cache=False, written=written)  # save() refreshes the cache
+        # save() refreshes the cache
+        lib = load(path, write_cache=False, written=written, keep_bytes=True)
         yield lib
         if lib.changed:
             save(lib)

@@ -11,9 +11,12 @@ items removed, and the items that changed or were appended. So a save that
 changes one entry appends a few hundred bytes instead of rewriting the whole
 cache; when deltas pile up, the next save writes a new base.
 
-* the parse cache (``.marshal``): one item per record (key, type, fields, and
-  where its text sits, relative to the entry before it, so that an edit moves
-  nothing else), plus the kept-verbatim blocks, macros and newline;
+* the parse cache (``.marshal``): one item per record (key, type, its fields as
+  marshal bytes of their own, and where its text sits, relative to the entry
+  before it, so that an edit moves nothing else), plus the kept-verbatim blocks,
+  macros and newline. A record read from it gets its fields when first asked for
+  (:class:`Shelved`): a command that reads a few records' fields (``add``, ``tag``,
+  ``edit``) does not pay for the other hundred thousand;
 * the display cache (``.rows``): one display row per record
   (:mod:`pubcli.text.display`), filled the first time a listing needs them all, then
   kept up to date by saves, which recompute the rows of changed entries only.
@@ -39,14 +42,21 @@ from pubcli.local.cachedir import cache_dir, cache_file, disabled
 from pubcli.local.cachedir import private as _private
 from pubcli.schema.model import Record
 
-CACHE_FORMAT = 7
+CACHE_FORMAT = 8
 MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip
 MAX_FRAMES = 24         # deltas after a base before a save writes a new base
 _HEAD = struct.Struct("<II")  # payload length, CRC-32 of the payload
 
 
 def digest_of(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=20).hexdigest()
+    return hash_of(data).hexdigest()
+
+
+def hash_of(data: bytes) -> Any:
+    """The hash whose hex digest is :func:`digest_of` ``data``: ``copy()`` it and
+    ``update()`` the copy with bytes appended to have theirs without hashing ``data``
+    again."""
+    return hashlib.blake2b(data, digest_size=20)
 
 
 @functools.lru_cache(maxsize=4)
@@ -209,6 +219,41 @@ def clean_cache_temp_files(cdir: Path, max_age: float = 3600.0) -> None:
 
 
 # ------------------------------------------------------------------ parse items
+_FIELDS = Record.__dict__["fields"]  # the slot itself: unset until a Shelved record is read
+
+
+class Shelved(Record):
+    """A record read from the parse cache: its fields stay marshal bytes (``_packed``)
+    until first asked for, then are a dict like any record's (the slot is set, so later
+    reads cost nothing more). Everything else is a plain :class:`Record`'s."""
+
+    __slots__ = ("_packed",)
+    _packed: bytes
+
+    def __getattr__(self, name: str) -> Any:  # only called for an unset slot
+        if name == "fields":
+            fields = marshal.loads(self._packed)
+            _FIELDS.__set__(self, fields)
+            self._packed = b""  # (read once: the dict is what is kept)
+            return fields
+        raise AttributeError(name)
+
+
+def packed_fields(rec: Record) -> bytes:
+    """``rec``'s fields as the parse cache keeps them (a shelved record's bytes as read,
+    when its fields were never asked for)."""
+    try:
+        fields = _FIELDS.__get__(rec)
+    except AttributeError:
+        return rec._packed  # type: ignore[attr-defined, no-any-return]
+    return marshal.dumps(fields)
+
+
+def fields_of(item: tuple) -> dict[str, str]:
+    """The fields of one parse cache item (:func:`read_parse_items`)."""
+    return marshal.loads(item[2])  # type: ignore[no-any-return]
+
+
 def pack_records(records: list[Record], text: str,
                  only: Iterable[int] | None = None) -> dict[int, tuple]:
     """Cache items for ``records`` (all, or the indices ``only``), each placed
@@ -230,8 +275,8 @@ def pack_records(records: list[Record], text: str,
                 prev_lines if prev_i == i - 1 else count("\n", prev.start, prev.end))
         else:
             prev_end, lines_before = 0, 0
-        out[i] = (rec.key, rec.type, rec.fields, src.start - prev_end, src.end - src.start,
-                  rec.line - 1 - lines_before, own_lines,
+        out[i] = (rec.key, rec.type, packed_fields(rec), src.start - prev_end,
+                  src.end - src.start, rec.line - 1 - lines_before, own_lines,
                   src.type_written, src.key_written, src.read_only)
         prev_i, prev_lines = i, own_lines
     return out
@@ -241,14 +286,20 @@ def unpack_records(items: list, newline: str) -> list[Record]:
     records: list[Record] = []
     append = records.append
     Source = bibtex.Source
-    restore = Record.restore
+    new = Shelved.__new__
     pos = line = 0  # end of the previous entry; newlines before it
-    for key, etype, fields, gap, length, gap_lines, own_lines, tw, kw, ro in items:
+    for key, etype, packed, gap, length, gap_lines, own_lines, tw, kw, ro in items:
         start = pos + gap
         pos = start + length
         line += gap_lines
-        append(restore(key, etype, fields, line + 1, Source(start, pos, tw, kw, None, newline,
-                                                             ro)))
+        rec = new(Shelved)
+        rec.key = key
+        rec.type = etype
+        rec._packed = packed
+        rec.line = line + 1
+        rec.source = Source(start, pos, tw, kw, None, newline, ro)
+        rec.row = None
+        append(rec)
         line += own_lines
     return records
 
@@ -281,7 +332,7 @@ def read_parse(path: Path, digest: str, size: int) -> tuple[bibtex.Parsed, int] 
 
 def read_parse_items(path: Path, digest: str, size: int) -> tuple[list, tuple, int] | None:
     """The parse cache's items for the version ``digest`` of the file, not yet unpacked
-    into records (``item[2]`` is a record's fields), with the meta unpacked
+    into records (:func:`fields_of` an item is its record's fields), with the meta unpacked
     (:func:`unpack_meta`) and the frame count; None when the cache does not hold it."""
     got = Journal(path, ".marshal").read(digest, size)
     if got is None:

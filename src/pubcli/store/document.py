@@ -11,6 +11,7 @@ index and points at its document; what a user should hear about the file
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .. import bibtex
 from pubcli.store.library import Problem
@@ -19,7 +20,7 @@ from pubcli.schema.model import Record
 
 class Document:
     __slots__ = ("path", "text", "bom", "newline", "macros", "failed", "warnings", "digest",
-                 "loaded", "cached", "rows_cached", "frames", "form")
+                 "loaded", "cached", "rows_cached", "frames", "form", "data", "hashed")
 
     def __init__(self, path: Path | None, text: str, bom: bool, newline: str,
                  macros: dict[str, str], failed: list[bibtex.Failed],
@@ -43,17 +44,27 @@ class Document:
         # the form new entries and fields are written in (pubcli.bibtex.Form); None: the
         # [fmt] of the library's pubcli.toml, looked up when a save needs it
         self.form: bibtex.Form | None = None
+        # the file's bytes as loaded (or last saved) by a transaction, which writes it
+        # back: a save then knows the old bytes' digest and encodes only what changed
+        self.data: bytes | None = None
+        # the hash whose digest is ``digest`` (store.cache.hash_of), to extend by what a
+        # save appends
+        self.hashed: Any = None
 
-    def problems(self, records: list[Record], *, warnings: bool = True) -> list[Problem]:
+    def problems(self, records: list[Record], *, warnings: bool = True,
+                 repeated: bool = True) -> list[Problem]:
         """What a user should hear about the file: blocks kept verbatim, entries with
         a repeated field, keys used twice (compared case-insensitively); BibTeX's
         warnings too unless ``warnings`` is False (after a save their lines are stale,
-        and the parse cache keeps none)."""
+        and the parse cache keeps none). ``repeated=False``: the caller knows no key
+        is used twice (only the entries pubcli leaves alone are then looked at)."""
         problems = [Problem(f.line, f"could not parse this block, kept as it is: {f.reason}")
                     for f in self.failed]
         if warnings:
             problems += [Problem(int(line), str(message), "bibtex")
                          for line, message in self.warnings]
+        if not repeated:
+            records = [r for r in records if r.source is not None and r.source.read_only]
         seen: dict[str, Record] = {}
         for rec in records:
             if rec.source is not None and rec.source.read_only == bibtex.KEYLESS:

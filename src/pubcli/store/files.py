@@ -25,13 +25,26 @@ TEMP_SUFFIX = ".pubcli-tmp"
 
 def read_text(path: Path) -> tuple[bytes, str, bool]:
     """The file's bytes, its text (BOM removed) and whether it had a BOM."""
+    return (data := _read(path, whole=True)), *decode(data, path)
+
+
+def check_readable(path: Path) -> None:
+    """Raise what :func:`read_text` raises when the file cannot be read at all (missing,
+    a folder, a device, no permission), without reading it."""
+    _read(path, whole=False)
+
+
+def _read(path: Path, *, whole: bool) -> bytes:
     if str(path) == "":
         raise LibraryNotFound("the library path is empty")
     try:
         mode = path.stat().st_mode
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):  # /dev/zero: endless
             raise LibraryReadError("is a device or socket, not a .bib file", path=path)
-        data = path.read_bytes()
+        if whole:
+            return path.read_bytes()
+        with open(path, "rb") as fh:
+            return fh.read(0)
     except FileNotFoundError:
         raise LibraryNotFound("no such file", path=path) from None
     except IsADirectoryError:
@@ -40,7 +53,6 @@ def read_text(path: Path) -> tuple[bytes, str, bool]:
         raise LibraryReadError("permission denied: cannot read the file", path=path) from None
     except OSError as exc:
         raise LibraryReadError(f"cannot read the file: {exc.strerror or exc}", path=path) from None
-    return data, *decode(data, path)
 
 
 def decode(data: bytes, path: Path | str | None = None) -> tuple[str, bool]:
@@ -61,6 +73,27 @@ def decode(data: bytes, path: Path | str | None = None) -> tuple[str, bool]:
             f"not valid UTF-8 (byte 0x{data[offset]:02x}); pubcli reads UTF-8: convert the file, "
             "e.g. iconv -f latin1 -t utf-8", path=path, line=line) from None
     return text, bom
+
+
+def holds(path: Path, data: bytes) -> bool:
+    """Are ``data`` the bytes of the file at ``path`` now? (Read in pieces and compared:
+    no second copy of a big file is made.)"""
+    try:
+        with open(path, "rb", buffering=0) as fh:
+            if os.fstat(fh.fileno()).st_size != len(data):
+                return False
+            buf = bytearray(1 << 20)
+            view = memoryview(data)
+            pos = 0
+            while True:
+                n = fh.readinto(buf)
+                if not n:
+                    return pos == len(data)
+                if buf[:n] != view[pos:pos + n]:
+                    return False
+                pos += n
+    except OSError:
+        return False
 
 
 #: Every file :func:`atomic_write` replaced in this process, in order: what is true

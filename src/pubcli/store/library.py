@@ -8,6 +8,7 @@ rewrite just the entries that changed.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 from collections.abc import Iterable, Iterator
@@ -59,12 +60,11 @@ class Library:
         self.path = path
         self._document = document
         self.records: list[Record] = list(records)
-        self._index: dict[str, Record] = {}
-        self._folded: dict[str, int] = {}  # casefolded key -> how many records use it
-        for rec in self.records:
-            self._index.setdefault(rec.key, rec)
-            folded = rec.key.casefold()
-            self._folded[folded] = self._folded.get(folded, 0) + 1
+        keys = [rec.key for rec in self.records]
+        # key -> its first record (reversed: the first of a repeated key is set last)
+        self._index: dict[str, Record] = dict(zip(reversed(keys), reversed(self.records), strict=True))
+        # casefolded key -> how many records use it
+        self._folded: dict[str, int] = Counter(map(str.casefold, keys))
         self._pos: dict[int, int] | None = None   # id(record) -> index in records
         self._originals: dict[int, Record] = {}  # id(new record) -> record it replaced
         self._removed: list[Record] = []
@@ -88,7 +88,11 @@ class Library:
         """:attr:`problems`; without BibTeX's warnings when ``warnings`` is False
         (see :meth:`Document.problems`)."""
         doc = self._document
-        return doc.problems(self.records, warnings=warnings) if doc is not None else []
+        if doc is None:
+            return []
+        # (every key used once, compared case-insensitively: no duplicate keys to look for)
+        return doc.problems(self.records, warnings=warnings,
+                            repeated=len(self._folded) < len(self.records))
 
     @property
     def text(self) -> str:
@@ -270,7 +274,8 @@ class Library:
 
     def pending(self) -> tuple[list[Record], list[Record], list[Record]]:
         """(replaced records, removed records, added records)."""
-        replaced = [r for r in self.records if id(r) in self._originals]
+        originals = self._originals
+        replaced = [r for r in self.records if id(r) in originals] if originals else []
         return replaced, list(self._removed), list(self._added.values())
 
     def mark_saved(self) -> None:

@@ -162,7 +162,7 @@ class _Shelf:
         self.items, meta, _ = got
         self.newline = meta[3]
         for rec, item in zip(self.records, self.items, strict=True):
-            _FIELDS.__set__(rec, item[2])
+            _FIELDS.__set__(rec, cache.fields_of(item))
 
     def fill_all(self) -> None:
         if self.items is None:

@@ -102,16 +102,21 @@ def render_plan(library: Library) -> tuple[str, Plan]:
             entry = bibtex.format_entry(rec, indent=indent, newline=nl, form=form)
             plan.parsed[id(rec)] = _verify(entry, rec, macros)
             chunks.append((rec, entry))
-        if out and not out.endswith(nl):
-            out += nl
-        if out.strip() and not out.endswith(nl + nl):
-            out += nl
+        # (pieces joined once: the text before them is the whole file, copied once)
+        pieces = [nl] if out and not out.endswith(nl) else []
+        if out and not out.isspace() and not (out[-2 * len(nl):] + "".join(pieces)).endswith(
+                nl + nl):
+            pieces.append(nl)
+        size = len(out) + sum(map(len, pieces))
         for i, (rec, entry) in enumerate(chunks):
             if i:
-                out += nl + nl
-            plan.appended.append((rec, len(out)))
-            out += entry
-        out += nl
+                pieces.append(nl + nl)
+                size += 2 * len(nl)
+            plan.appended.append((rec, size))
+            pieces.append(entry)
+            size += len(entry)
+        pieces.append(nl)
+        out = "".join([out, *pieces])
     return out, plan
 
 
@@ -193,6 +198,8 @@ def rebase(library: Library, text: str, plan: Plan) -> None:
     """Bring every record's (and kept block's) offsets and line up to date with the
     text just written, without parsing the document again: text outside the edits
     moved by what the edits before it added or removed."""
+    if not plan.edits and _place_appended(library, text, plan):
+        return  # entries appended only: nothing before them moved
     old_text = library.document.text
     starts = [e[0] for e in plan.edits]
     shift_chars = [0]  # shift_chars[i]: total change made by the first i edits
@@ -226,6 +233,31 @@ def rebase(library: Library, text: str, plan: Plan) -> None:
                 rec.source.end += dc
                 rec.line += dl
     _shift_blocks(library, [(start, end, new) for start, end, new, _ in plan.edits])
+
+
+def _place_appended(library: Library, text: str, plan: Plan) -> bool:
+    """:func:`rebase` when the save only appended entries, which end the records: each
+    new record is placed at its offset, its line counted from the last entry before it
+    (a record's line is the line its text starts on), the others left as they are.
+    False (nothing done) when the new records are not the last ones."""
+    records = library.records
+    k = len(plan.appended)
+    if k > len(records) or not all(records[len(records) - k + n] is rec
+                                   for n, (rec, _) in enumerate(plan.appended)):
+        return False
+    line = pos = 0
+    for i in range(len(records) - k - 1, -1, -1):
+        src = records[i].source
+        if src is not None:
+            line, pos = records[i].line - 1, src.start
+            break
+    nl = library.document.newline
+    for rec, offset in plan.appended:
+        line += text.count("\n", pos, offset)
+        pos = offset
+        rec.source = _placed(plan.parsed[id(rec)], offset, nl)
+        rec.line = line + 1
+    return True
 
 
 def _placed(parsed: Record, start: int, newline: str) -> bibtex.Source:
