@@ -66,7 +66,9 @@ def dedupe_command(
     its match probability reaches the threshold. A common title ("Editorial")
     counts less than a unique one. Only what is decisive by definition keeps two
     entries apart outright: "Part 1" / "Part 2", an erratum, reply or comment
-    vs its article, different editions or volumes of a book. Pairs you mark as
+    vs its article, different editions or volumes of a book, different issues
+    (or pages of one issue that do not meet) or volumes of one journal, a
+    journal's article vs a book (its review, an editorial). Pairs you mark as
     not duplicates are remembered in <library>.distinct.txt beside the library.
 
     --merge keeps one entry, fills its missing fields from the others, unites
