@@ -704,8 +704,8 @@ def test_an_edited_file_reuses_the_blocking_rows_of_its_unchanged_entries(monkey
     made: list[int] = []
     real_row = entrycache.read
 
-    def read(keys, wanted):
-        got = real_row(keys, wanted)
+    def read(wanted, names=None):
+        got = real_row(wanted, names)
         made.append(got.count(None))
         return got
 
@@ -714,6 +714,51 @@ def test_an_edited_file_reuses_the_blocking_rows_of_its_unchanged_entries(monkey
     assert made == [1]
     assert group_sets(m.groups()) == group_sets(dedupe.find_groups(edited))
     assert m.index.row(m.index.titles.index("a wholly new title"))[0] == "a wholly new title"
+
+
+def test_libraries_with_the_same_keys_and_size_keep_their_rows_apart(monkeypatch):
+    """The per-entry rows and per-pair comparisons are kept per library, named by its
+    contents: a second library with the same keys and as many entries does not evict
+    the first one's (its next edit still reuses them), renaming every key finds them
+    all, and an edit of an entry that names the file still finds them (the alias)."""
+    from pubcli.dedupe import entrycache
+    from pubcli.dedupe.matcher import Matcher
+
+    monkeypatch.setattr(entrycache, "MIN_RECORDS", 10)
+    ours = list(store.load(HARD).records) + _review_like(60, 3)
+    theirs = [r.copy(key=mine.key) for r, mine in
+              zip(list(store.load(HARD).records) + _review_like(80, 8), ours,
+                  strict=False)]
+    assert len(theirs) == len(ours) and [r.key for r in theirs] == [r.key for r in ours]
+    Matcher(ours, digest="6" * 40).groups()
+    Matcher(theirs, digest="7" * 40).groups()
+    missing: list[int] = []
+    real_read = entrycache.read
+
+    def read(wanted, names=None):
+        got = real_read(wanted, names)
+        missing.append(got.count(None))
+        return got
+
+    monkeypatch.setattr(entrycache, "read", read)
+    edited = list(ours)
+    edited[7] = ours[7].copy(fields={**ours[7].fields, "title": "A wholly new title"})
+    m = Matcher(edited, digest="8" * 40)
+    assert missing == [1]
+    assert group_sets(m.groups()) == group_sets(dedupe.find_groups(edited))
+    renamed = [r.copy(key=f"k{n}") for n, r in enumerate(edited)]
+    Matcher(renamed, digest="9" * 40)
+    assert missing[-1] == 0
+    # the entry whose digest comes first in the file's name, edited: found by the alias
+    first = Matcher(renamed, digest="9" * 40)
+    assert first._digests is not None
+    lowest = first.position[first._digests.index(min(first._digests))]
+    moved = list(edited)
+    moved[lowest] = edited[lowest].copy(fields={**edited[lowest].fields, "year": "1901"})
+    again = Matcher(moved, digest="a" * 40)
+    assert missing[-1] == 1
+    assert group_sets(again.groups()) == group_sets(dedupe.find_groups(moved))
+    assert again._pairs_compared() <= 10
 
 
 def test_the_weights_do_not_step_when_a_library_outgrows_the_training_sample(monkeypatch):

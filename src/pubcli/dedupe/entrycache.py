@@ -6,13 +6,18 @@ stale; the blocking rows (:data:`.blocking.Row`: normalised titles, identifiers,
 keys) are a function of one entry's content alone, so after an edit only the changed
 entries' rows are made again. Rows are looked up by a digest of the entry's content
 (:func:`.matcher.content_text`: type and fields, not the key); the file holding them is
-named after the library's first keys and the order of magnitude of its size (a hint of
-which library it is; a wrong guess only finds fewer rows), so a few libraries keep theirs side by side.
+named after the library's contents (:func:`library_names`: its few smallest content
+digests), so different libraries, even of one generator or with the same first keys,
+keep theirs side by side instead of evicting each other, and renaming keys or
+reordering the file keeps the name. An edit that touches one of those few entries
+renames the file: a second name, of the few largest digests, then leads to the file
+kept under the old one (an alias), so only an edit touching both finds no row.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections.abc import Callable, Sequence
 
 from .blocking import Row
@@ -23,11 +28,53 @@ _KIND = "entries"
 _MAKER = "rows-1"
 
 
-def library_name(keys: Sequence[str]) -> str:
-    # (and the size's order of magnitude, in powers of two: two generated libraries
-    # of one generator start with the same keys)
-    text = "\n".join(keys[:64]) + f"\n{len(keys).bit_length()}"
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+#: How many of the smallest (largest) content digests name a library's file (its alias).
+NAME_DIGESTS = 3
+_ALIAS_KIND, _ALIAS_MAKER = "library", "alias-1"
+
+
+def library_names(got: Sequence[bytes]) -> tuple[str, str]:
+    """The name of the file kept for the library whose entries' content digests
+    (:func:`digests`) are ``got``, and of its alias: digests of its
+    :data:`NAME_DIGESTS` smallest and largest, functions of the contents alone (not
+    the keys, the order or the size)."""
+    b2 = hashlib.blake2b
+    return (b2(b"".join(heapq.nsmallest(NAME_DIGESTS, got)), digest_size=12).hexdigest(),
+            b2(b"".join(heapq.nlargest(NAME_DIGESTS, got)), digest_size=12).hexdigest())
+
+
+def kept_names(got: Sequence[bytes]) -> tuple[str, ...]:
+    """Where what was kept for the library of ``got`` may be: its name
+    (:func:`library_names`), then the name its alias leads to (the name before an edit).
+    Asked once, before this run writes anything."""
+    from ..store import cache
+
+    name, alias = library_names(got)
+    old = cache.read_derived(_ALIAS_KIND, alias, _ALIAS_MAKER)
+    return (name, old) if isinstance(old, str) and old != name else (name,)
+
+
+def read_named(kind: str, maker: str, names: Sequence[str]) -> object | None:
+    """What was kept of ``kind`` under the first of ``names`` (:func:`kept_names`) that
+    holds any."""
+    from ..store import cache
+
+    for name in names:
+        data = cache.read_derived(kind, name, maker)
+        if data is not None:
+            return data
+    return None
+
+
+def write_named(kind: str, maker: str, got: Sequence[bytes], payload: object, *,
+                alias: bool = True) -> None:
+    """Keep ``payload`` of ``kind`` for the library of ``got``, and (``alias``) the
+    alias that leads to it."""
+    from ..store import cache
+
+    name, second = library_names(got)
+    if cache.write_derived(kind, name, maker, payload) and alias:
+        cache.write_derived(_ALIAS_KIND, second, _ALIAS_MAKER, name)
 
 
 def digests(texts: Sequence[str]) -> list[bytes]:
@@ -36,12 +83,11 @@ def digests(texts: Sequence[str]) -> list[bytes]:
     return [b2(t.encode("utf-8", "surrogatepass"), digest_size=16).digest() for t in texts]
 
 
-def read(keys: Sequence[str], wanted: Sequence[bytes]) -> list[Row | None]:
-    """The kept rows of the entries whose content digests are ``wanted`` (None where
-    none is kept); ``keys``: the library's citation keys in file order."""
-    from ..store import cache
-
-    data = cache.read_derived(_KIND, library_name(keys), _MAKER)
+def read(wanted: Sequence[bytes], names: Sequence[str] | None = None) -> list[Row | None]:
+    """The kept rows of the entries whose content digests are ``wanted`` (a library's
+    entries: its file is named by them, ``names`` from :func:`kept_names`), None where
+    none is kept."""
+    data = read_named(_KIND, _MAKER, kept_names(wanted) if names is None else names)
     try:
         blob, columns = data  # type: ignore[misc]
         n = len(blob) // 16
@@ -56,11 +102,9 @@ def read(keys: Sequence[str], wanted: Sequence[bytes]) -> list[Row | None]:
     return [None if (k := get(d)) is None else rows[k] for d in wanted]
 
 
-def write(keys: Sequence[str], got: Sequence[bytes], rows: Sequence[Row]) -> None:
+def write(got: Sequence[bytes], rows: Sequence[Row]) -> None:
     """Keep the rows of this version of the library (``got``: their content digests)."""
-    from ..store import cache
-
-    cache.write_derived(_KIND, library_name(keys), _MAKER,
+    write_named(_KIND, _MAKER, got,
                         (b"".join(got), [list(c) for c in zip(*rows, strict=True)]))
 
 

@@ -83,6 +83,7 @@ class Matcher:
         #: the records' content digests in canonical order, when comparisons are kept
         #: per pair of entry texts (:mod:`.paircache`)
         self._digests: list[bytes] | None = None
+        self._names: tuple[str, ...] = ()  # where the rows and comparisons kept may be
         self._kept_pairs: dict[bytes, tuple] | None = None
         self._flags: dict[int, int] = {}  # canonical index -> _title_flags
         self._kept_count = 0  # pairs read from the pair cache
@@ -101,7 +102,8 @@ class Matcher:
                 order = sorted(range(len(self.records)), key=keys.__getitem__)
                 if digest is not None and len(order) >= entrycache.MIN_RECORDS:
                     wanted = self._digests = entrycache.digests([texts[i] for i in order])
-                    rows = entrycache.read([r.key for r in self.records], wanted)
+                    self._names = entrycache.kept_names(wanted)
+                    rows = entrycache.read(wanted, self._names)
                     if None in rows:
                         self._unkept = wanted
             self.position = {}  # canonical index -> input position
@@ -151,9 +153,7 @@ class Matcher:
                                 (lambda d, t: progress(d / max(t, 1))))
             if self._unkept is not None and len(self.index.feats) >= self._size:
                 # the rows blocking made, for the next version of the file
-                entrycache.write([self.records[i].key for i in range(self._size)],
-                                 self._unkept,
-                                 [self.index.row(n) for n in range(self._size)])
+                entrycache.write(self._unkept, [self.index.row(n) for n in range(self._size)])
                 self._unkept = None
         return self._pairs
 
@@ -294,7 +294,7 @@ class Matcher:
         if self._digests is None or key[1] >= len(self._digests):
             return None
         if self._kept_pairs is None:
-            self._kept_pairs = paircache.read([self.records[i].key for i in range(self._size)])
+            self._kept_pairs = paircache.read(self._names)
             self._kept_count = len(self._kept_pairs)
         if not self._kept_pairs:
             return None  # (a first run: no pair's key to work out)
@@ -314,7 +314,7 @@ class Matcher:
             return  # (nothing new)
         rows = [(self._pair_key(i, j), paircache.row(c)) for (i, j), c in self._compared.items()]
         rows += [(self._pair_key(i, j), r) for (i, j), r in quick.items()]
-        paircache.write([self.records[i].key for i in range(self._size)], rows)
+        paircache.write(self._digests[:self._size], rows)
 
     def judge(self, i: int, j: int, threshold: float | None = None) -> Verdict:
         cmp = self.comparison(i, j)
