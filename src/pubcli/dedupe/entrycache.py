@@ -25,7 +25,9 @@ from .blocking import Row
 #: Below this many records, making the rows is about as quick as reading them.
 MIN_RECORDS = 500
 _KIND = "entries"
-_MAKER = "rows-1"
+_MAKER = "rows-2"
+_COLUMNS = 8  # (the fields of a Row)
+_SEP = "\x00"  # between the values of a column (no BibTeX value holds it)
 
 
 #: How many of the smallest (largest) content digests name a library's file (its alias).
@@ -89,10 +91,13 @@ def read(wanted: Sequence[bytes], names: Sequence[str] | None = None) -> list[Ro
     none is kept."""
     data = read_named(_KIND, _MAKER, kept_names(wanted) if names is None else names)
     try:
-        blob, columns = data  # type: ignore[misc]
+        blob, joined = data  # type: ignore[misc]
         n = len(blob) // 16
-        if not isinstance(blob, bytes) or len(columns) != 8 or any(
-                len(c) != n or not set(map(type, c)) <= {str} for c in columns):
+        if not isinstance(blob, bytes) or len(joined) != _COLUMNS \
+                or not all(isinstance(c, str) for c in joined):
+            raise ValueError("not rows")
+        columns = [c.split(_SEP) if n else [] for c in joined]
+        if any(len(c) != n for c in columns):
             raise ValueError("not rows")
     except (TypeError, ValueError):
         return [None] * len(wanted)
@@ -103,9 +108,11 @@ def read(wanted: Sequence[bytes], names: Sequence[str] | None = None) -> list[Ro
 
 
 def write(got: Sequence[bytes], rows: Sequence[Row]) -> None:
-    """Keep the rows of this version of the library (``got``: their content digests)."""
-    write_named(_KIND, _MAKER, got,
-                        (b"".join(got), [list(c) for c in zip(*rows, strict=True)]))
+    """Keep the rows of this version of the library (``got``: their content digests):
+    each column one string (a list of many small strings costs marshal three times
+    as much to write, its references checked one by one)."""
+    columns = [_SEP.join(c) for c in zip(*rows, strict=True)] if rows else [""] * _COLUMNS
+    write_named(_KIND, _MAKER, got, (b"".join(got), columns))
 
 
 def sample(pairs: Sequence[tuple[int, int]], share: float, known: Sequence[bytes] | None,

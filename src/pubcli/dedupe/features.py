@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pubcli.schema.identifiers import _MENTIONS as _ARXIV_FIELDS
 from pubcli.schema.model import Record
 from .identifiers import (BOOKLIKE, arxiv_id, edition_value, issue_value, normalise_doi,
                           normalise_isbn, page_range, pmid, volume_value)
@@ -173,10 +174,12 @@ class Features:
             arxiv = ""
             if "eprint" in f or "arxiv" in f:
                 arxiv = arxiv_id(f)
-            else:
-                joined = "\0".join(f.values())
-                if "rxiv" in joined or "rXiv" in joined or "RXIV" in joined:
-                    arxiv = arxiv_id(f)
+            else:  # (only the fields arxiv_of reads: not the abstract, joined or not)
+                for name in _ARXIV_FIELDS:
+                    v = f.get(name)
+                    if v and ("rxiv" in v or "rXiv" in v or "RXIV" in v):
+                        arxiv = arxiv_id(f)
+                        break
             if doi.startswith("10.48550/arxiv."):
                 arxiv = arxiv or doi.split("arxiv.", 1)[1]
             isbn = normalise_isbn(f.get("isbn")) if self.record.type in BOOKLIKE else ""

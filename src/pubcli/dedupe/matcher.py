@@ -312,9 +312,20 @@ class Matcher:
         quick = {p: r for p, r in self._quick_rows.items() if p not in self._compared}
         if not self._fresh and len(quick) + len(self._compared) == self._kept_count:
             return  # (nothing new)
-        rows = [(self._pair_key(i, j), paircache.row(c)) for (i, j), c in self._compared.items()]
-        rows += [(self._pair_key(i, j), r) for (i, j), r in quick.items()]
-        paircache.write(self._digests[:self._size], rows)
+        keys = self._pair_keys(list(self._compared) + list(quick))
+        rows = list(map(paircache.row, self._compared.values())) + list(quick.values())
+        paircache.write(self._digests[:self._size], zip(keys, rows, strict=True))
+
+    def _pair_keys(self, pairs: list[tuple[int, int]]) -> list[bytes]:
+        """:meth:`_pair_key` of many pairs at once (each record's flags worked out once)."""
+        assert self._digests is not None
+        flags, titles, digests = self._flags, self.index.titles, self._digests
+        works, series = self.title_works, self.index.series_title
+        for i in {i for pair in pairs for i in pair}.difference(flags):
+            t = titles[i]
+            flags[i] = (t in _GENERIC or works.get(t, 1) > 1) + 2 * series(t)
+        tail = {i: bytes((f,)) for i, f in flags.items()}
+        return [digests[i] + digests[j] + tail[i] + tail[j] for i, j in pairs]
 
     def judge(self, i: int, j: int, threshold: float | None = None) -> Verdict:
         cmp = self.comparison(i, j)
