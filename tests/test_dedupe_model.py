@@ -819,3 +819,25 @@ def test_one_letter_naming_the_subject_is_another_work_not_a_typo(one, other):
     fr = paper("c", one, "101")
     fr.fields["title"] = fr.fields["title"].replace(" for ", " fr ")
     assert dedupe.explain(paper("a", one, "101"), fr).duplicate
+
+
+def test_a_pair_the_cheap_test_let_through_is_compared_as_without_it():
+    """After the cheap test (the title without the word-by-word test) only the word
+    test is made: every candidate pair gets the levels and evidence of a comparison
+    made from scratch (a word replaced in a 88+ or 70-88 title included)."""
+    from pubcli.dedupe.evidence import cheap_levels, quick_title
+    from pubcli.dedupe.levels import Title
+    from pubcli.dedupe.matcher import Matcher
+
+    m = Matcher(list(store.load(HARD).records) + _review_like(90, 5))
+    worded = 0
+    for i, j in sorted(m.pairs()):
+        a, b = m.index.feats[i], m.index.feats[j]
+        full = compare(a, b, series=m.index.series, common=m._common)
+        title, alt, _ = quick_title(a, b, series=m.index.series, common=m._common)
+        fast = compare(a, b, series=m.index.series, common=m._common,
+                       done=(title, cheap_levels(a, b)[1:], alt))
+        assert (fast.levels, fast.shown, fast.title_score) \
+            == (full.levels, full.shown, full.title_score)
+        worded += full.levels[0] in (Title.WORD, Title.P70_WORDS) and title[0] != full.levels[0]
+    assert worded
