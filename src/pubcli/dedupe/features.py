@@ -27,7 +27,7 @@ class Features:
     """What the matcher needs from one record: the title at once, the rest on the
     first comparison."""
 
-    __slots__ = ("record", "index", "title", "_sorted", "_main", "_authors", "_ids",
+    __slots__ = ("record", "index", "title", "_raw", "_sorted", "_main", "_authors", "_ids",
                  "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
                  "_segments")
 
@@ -36,8 +36,12 @@ class Features:
         self.record = record
         self.index = index
         #: ``title`` and ``main``: the normalised title and main title, when known already
-        self.title = _normalise(strip_annotations(record.fields.get("title", ""))) \
-            if title is None else title
+        #: the title without database notes (None until asked for, when ``title`` is given)
+        self._raw: str | None = None
+        if title is None:
+            self._raw = strip_annotations(record.fields.get("title", ""))
+            title = _normalise(self._raw)
+        self.title = title
         self._sorted: str | None = None
         self._main: str | None = main
         self._authors: tuple | None = None
@@ -96,10 +100,17 @@ class Features:
         return self._sorted
 
     @property
+    def raw_title(self) -> str:
+        """The title as written, without the notes databases add (:func:`strip_annotations`)."""
+        if self._raw is None:
+            self._raw = strip_annotations(self.record.fields.get("title", ""))
+        return self._raw
+
+    @property
     def main(self) -> str:
         """The normalised title before its subtitle, "" when it has none."""
         if self._main is None:
-            raw = strip_annotations(self.record.fields.get("title", ""))
+            raw = self.raw_title
             main = _main_title(raw) if raw and _has_separator(raw) else ""
             self._main = "" if main == self.title else main
         return self._main
@@ -110,7 +121,7 @@ class Features:
         content words or more ("l. wong . comprehension syntax" -> "comprehension
         syntax"): what is left when citation debris is written around a title."""
         if self._segments is None:
-            raw = strip_annotations(self.record.fields.get("title", ""))
+            raw = self.raw_title
             out: list[str] = []
             if ". " in raw:
                 for piece in _SENTENCE_RE.split(raw):
