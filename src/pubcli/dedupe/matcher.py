@@ -125,6 +125,7 @@ class Matcher:
         self._quick_pair: tuple[int, int] | None = None
         self._quick_done: list = []
         self._best_title = 0.0
+        self._cheap_tables: list[list[float]] = []
 
     # ------------------------------------------------------------ the cache
     def _maker(self) -> str:
@@ -197,6 +198,9 @@ class Matcher:
                     for f in (Field.AUTHORS, Field.VENUE))
         self._best_title = max(0.0, max(model.weight(Field.TITLE, k)
                                         for k in range(len(LEVELS[Field.TITLE]))))
+        # each cheap field's weight by level, MISSING (-1) last: weighs nothing
+        self._cheap_tables = [[model.weight(f, k) for k in range(len(LEVELS[f]))] + [0.0]
+                              for f in CHEAP_FIELDS]
         return need, bound
 
     def _ruled_out(self, i: int, j: int, need: float, bound: float) -> bool:
@@ -208,7 +212,8 @@ class Matcher:
     def _cannot_reach(self, a: Features, b: Features, need: float, bound: float,
                       pair: tuple[int, int] | None = None) -> bool:
         cheap = cheap_levels(a, b)
-        if self._short_of(cheap, None, need, bound):
+        total = self._cheap_total(cheap, bound)
+        if self._short_of(cheap, None, need, bound, total):
             if pair is not None and self._digests is not None:
                 self._quick_rows[pair] = ("q", tuple(map(int, cheap)), None, MISSING, "", 0)
             return True  # no title could make up for the rest
@@ -216,23 +221,30 @@ class Matcher:
         self._quick_done[:] = (title, cheap[1:], alt)
         self._quick_pair = pair
         words = min(len(a.content_tokens), len(b.content_tokens))
-        out = bool(self._short_of(cheap, (title, alt, key, words), need, bound))
+        out = bool(self._short_of(cheap, (title, alt, key, words), need, bound, total))
         if out and pair is not None and self._digests is not None:
             self._quick_rows[pair] = ("q", tuple(map(int, cheap)),
                                       (int(title[0]), float(title[1]), title[2]), int(alt),
                                       key, words)
         return out
 
+    def _cheap_total(self, cheap: Sequence[int], bound: float) -> float:
+        """``bound`` and the weights of the cheap fields' levels (``_need`` made the
+        tables), added in the fields' order."""
+        total = bound
+        for table, level in zip(self._cheap_tables, cheap, strict=True):
+            total += table[level]
+        return total
+
     def _short_of(self, cheap: Sequence[int], title: tuple | None, need: float,
-                  bound: float) -> bool | None:
+                  bound: float, total: float | None = None) -> bool | None:
         """Do the cheap fields' levels, with the title's (``title``: (level, score,
         shown), the other level it may have, the shared title, content words), fall
         short of ``need`` bits? Without the title: True when no title could make up for
-        the rest, None when one could."""
+        the rest, None when one could. ``total``: :meth:`_cheap_total`, when made."""
         model = self.model
-        total = bound
-        for f, level in zip(CHEAP_FIELDS, cheap, strict=True):
-            total += model.weight(f, level)
+        if total is None:
+            total = self._cheap_total(cheap, bound)
         if total + self._best_title < need:
             return True
         if title is None:
