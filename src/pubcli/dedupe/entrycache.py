@@ -91,11 +91,13 @@ def read(wanted: Sequence[bytes], names: Sequence[str] | None = None) -> list[Ro
     none is kept."""
     data = read_named(_KIND, _MAKER, kept_names(wanted) if names is None else names)
     try:
-        blob, joined = data  # type: ignore[misc]
-        n = len(blob) // 16
-        if not isinstance(blob, bytes) or len(joined) != _COLUMNS \
-                or not all(isinstance(c, str) for c in joined):
+        if not isinstance(data, tuple) or len(data) != 2:
             raise ValueError("not rows")
+        blob, joined = data
+        if not isinstance(blob, bytes) or not isinstance(joined, list) \
+                or len(joined) != _COLUMNS or not all(isinstance(c, str) for c in joined):
+            raise ValueError("not rows")
+        n = len(blob) // 16
         columns = [c.split(_SEP) if n else [] for c in joined]
         if any(len(c) != n for c in columns):
             raise ValueError("not rows")

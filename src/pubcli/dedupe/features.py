@@ -27,7 +27,7 @@ class Features:
     """What the matcher needs from one record: the title at once, the rest on the
     first comparison."""
 
-    __slots__ = ("record", "index", "title", "_raw", "_sorted", "_main", "_authors", "_ids",
+    __slots__ = ("record", "index", "title", "year", "_raw", "_sorted", "_main", "_authors", "_ids",
                  "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
                  "_segments")
 
@@ -42,6 +42,8 @@ class Features:
             self._raw = strip_annotations(record.fields.get("title", ""))
             title = _normalise(self._raw)
         self.title = title
+        #: the year (read once: blocking's page keys and every comparison ask it)
+        self.year: int | None = record.year
         self._sorted: str | None = None
         self._main: str | None = main
         self._authors: tuple | None = None
@@ -133,10 +135,6 @@ class Features:
         return self._segments
 
     # the rest
-    @property
-    def year(self) -> int | None:
-        return self.record.year
-
     @property
     def venue(self) -> str:
         if self._venue is None:
