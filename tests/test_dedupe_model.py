@@ -710,8 +710,8 @@ def test_an_edited_file_reuses_the_blocking_rows_of_its_unchanged_entries(monkey
     made: list[int] = []
     real_row = entrycache.read
 
-    def read(keys, wanted):
-        got = real_row(keys, wanted)
+    def read(wanted, names=None):
+        got = real_row(wanted, names)
         made.append(got.count(None))
         return got
 
@@ -720,6 +720,51 @@ def test_an_edited_file_reuses_the_blocking_rows_of_its_unchanged_entries(monkey
     assert made == [1]
     assert group_sets(m.groups()) == group_sets(dedupe.find_groups(edited))
     assert m.index.row(m.index.titles.index("a wholly new title"))[0] == "a wholly new title"
+
+
+def test_libraries_with_the_same_keys_and_size_keep_their_rows_apart(monkeypatch):
+    """The per-entry rows and per-pair comparisons are kept per library, named by its
+    contents: a second library with the same keys and as many entries does not evict
+    the first one's (its next edit still reuses them), renaming every key finds them
+    all, and an edit of an entry that names the file still finds them (the alias)."""
+    from pubcli.dedupe import entrycache
+    from pubcli.dedupe.matcher import Matcher
+
+    monkeypatch.setattr(entrycache, "MIN_RECORDS", 10)
+    ours = list(store.load(HARD).records) + _review_like(60, 3)
+    theirs = [r.copy(key=mine.key) for r, mine in
+              zip(list(store.load(HARD).records) + _review_like(80, 8), ours,
+                  strict=False)]
+    assert len(theirs) == len(ours) and [r.key for r in theirs] == [r.key for r in ours]
+    Matcher(ours, digest="6" * 40).groups()
+    Matcher(theirs, digest="7" * 40).groups()
+    missing: list[int] = []
+    real_read = entrycache.read
+
+    def read(wanted, names=None):
+        got = real_read(wanted, names)
+        missing.append(got.count(None))
+        return got
+
+    monkeypatch.setattr(entrycache, "read", read)
+    edited = list(ours)
+    edited[7] = ours[7].copy(fields={**ours[7].fields, "title": "A wholly new title"})
+    m = Matcher(edited, digest="8" * 40)
+    assert missing == [1]
+    assert group_sets(m.groups()) == group_sets(dedupe.find_groups(edited))
+    renamed = [r.copy(key=f"k{n}") for n, r in enumerate(edited)]
+    Matcher(renamed, digest="9" * 40)
+    assert missing[-1] == 0
+    # the entry whose digest comes first in the file's name, edited: found by the alias
+    first = Matcher(renamed, digest="9" * 40)
+    assert first._digests is not None
+    lowest = first.position[first._digests.index(min(first._digests))]
+    moved = list(edited)
+    moved[lowest] = edited[lowest].copy(fields={**edited[lowest].fields, "year": "1901"})
+    again = Matcher(moved, digest="a" * 40)
+    assert missing[-1] == 1
+    assert group_sets(again.groups()) == group_sets(dedupe.find_groups(moved))
+    assert again._pairs_compared() <= 10
 
 
 def test_the_weights_do_not_step_when_a_library_outgrows_the_training_sample(monkeypatch):
@@ -780,3 +825,25 @@ def test_one_letter_naming_the_subject_is_another_work_not_a_typo(one, other):
     fr = paper("c", one, "101")
     fr.fields["title"] = fr.fields["title"].replace(" for ", " fr ")
     assert dedupe.explain(paper("a", one, "101"), fr).duplicate
+
+
+def test_a_pair_the_cheap_test_let_through_is_compared_as_without_it():
+    """After the cheap test (the title without the word-by-word test) only the word
+    test is made: every candidate pair gets the levels and evidence of a comparison
+    made from scratch (a word replaced in a 88+ or 70-88 title included)."""
+    from pubcli.dedupe.evidence import cheap_levels, quick_title
+    from pubcli.dedupe.levels import Title
+    from pubcli.dedupe.matcher import Matcher
+
+    m = Matcher(list(store.load(HARD).records) + _review_like(90, 5))
+    worded = 0
+    for i, j in sorted(m.pairs()):
+        a, b = m.index.feats[i], m.index.feats[j]
+        full = compare(a, b, series=m.index.series, common=m._common)
+        title, alt, _ = quick_title(a, b, series=m.index.series, common=m._common)
+        fast = compare(a, b, series=m.index.series, common=m._common,
+                       done=(title, cheap_levels(a, b)[1:], alt))
+        assert (fast.levels, fast.shown, fast.title_score) \
+            == (full.levels, full.shown, full.title_score)
+        worded += full.levels[0] in (Title.WORD, Title.P70_WORDS) and title[0] != full.levels[0]
+    assert worded

@@ -328,6 +328,20 @@ def quick_title(a: Features, b: Features, *,
     return title, alt, key
 
 
+def _with_words(a: Features, b: Features, title: tuple[int, float, str], alt: int
+                ) -> tuple[int, float, str]:
+    """The title level :func:`_title` gives, from :func:`quick_title`'s (``title``,
+    made without the word-by-word test, and ``alt``): a pair scoring 88+ is
+    :data:`T_WORD` when a word was replaced (tested first, whatever follows), one
+    scoring 70-88 left at :data:`T_70` is :data:`T_70_WORDS`; any other is as quick."""
+    if alt == MISSING or (alt == T_70_WORDS and title[0] != T_70):
+        return title
+    replaced = _replaced(a, b)
+    if not replaced:
+        return title
+    return alt, title[1], f"{title[1]:.0f}, {replaced[0]} / {replaced[1]}"
+
+
 def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | None = None,
             common: Callable[[Features], bool] | None = None,
             done: Sequence | None = None) -> Comparison:
@@ -336,8 +350,11 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
     "X: ..." by dropping the subtitle; ``common`` a title that says little (several
     works of the library share it, or it is generic or short). ``done`` holds what
     :func:`quick_levels` worked out for this pair (``keep``), with the same
-    ``series`` and ``common``."""
-    t_level, t_score, t_shown = done[0] if done and done[0] else _title(a, b, series, common)
+    ``series`` and ``common``: (the quick title, the cheap levels but the year, the
+    other title level, :func:`quick_title`'s); only the word-by-word test is then made,
+    where it may change the level."""
+    t_level, t_score, t_shown = _with_words(a, b, done[0], done[2]) if done \
+        else _title(a, b, series, common)
     a_level, a_shown = _author_level(a, b)
     y_level, y_shown = _year(a, b)
     vol_a, _, _, ed_a = a.biblio

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pubcli.schema.identifiers import _MENTIONS as _ARXIV_FIELDS
 from pubcli.schema.model import Record
 from .identifiers import (BOOKLIKE, arxiv_id, edition_value, issue_value, normalise_doi,
                           normalise_isbn, page_range, pmid, volume_value)
@@ -26,7 +27,7 @@ class Features:
     """What the matcher needs from one record: the title at once, the rest on the
     first comparison."""
 
-    __slots__ = ("record", "index", "title", "_sorted", "_main", "_authors", "_ids",
+    __slots__ = ("record", "index", "title", "year", "_raw", "_sorted", "_main", "_authors", "_ids",
                  "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
                  "_segments")
 
@@ -35,8 +36,14 @@ class Features:
         self.record = record
         self.index = index
         #: ``title`` and ``main``: the normalised title and main title, when known already
-        self.title = _normalise(strip_annotations(record.fields.get("title", ""))) \
-            if title is None else title
+        #: the title without database notes (None until asked for, when ``title`` is given)
+        self._raw: str | None = None
+        if title is None:
+            self._raw = strip_annotations(record.fields.get("title", ""))
+            title = _normalise(self._raw)
+        self.title = title
+        #: the year (read once: blocking's page keys and every comparison ask it)
+        self.year: int | None = record.year
         self._sorted: str | None = None
         self._main: str | None = main
         self._authors: tuple | None = None
@@ -95,10 +102,17 @@ class Features:
         return self._sorted
 
     @property
+    def raw_title(self) -> str:
+        """The title as written, without the notes databases add (:func:`strip_annotations`)."""
+        if self._raw is None:
+            self._raw = strip_annotations(self.record.fields.get("title", ""))
+        return self._raw
+
+    @property
     def main(self) -> str:
         """The normalised title before its subtitle, "" when it has none."""
         if self._main is None:
-            raw = strip_annotations(self.record.fields.get("title", ""))
+            raw = self.raw_title
             main = _main_title(raw) if raw and _has_separator(raw) else ""
             self._main = "" if main == self.title else main
         return self._main
@@ -109,7 +123,7 @@ class Features:
         content words or more ("l. wong . comprehension syntax" -> "comprehension
         syntax"): what is left when citation debris is written around a title."""
         if self._segments is None:
-            raw = strip_annotations(self.record.fields.get("title", ""))
+            raw = self.raw_title
             out: list[str] = []
             if ". " in raw:
                 for piece in _SENTENCE_RE.split(raw):
@@ -121,10 +135,6 @@ class Features:
         return self._segments
 
     # the rest
-    @property
-    def year(self) -> int | None:
-        return self.record.year
-
     @property
     def venue(self) -> str:
         if self._venue is None:
@@ -173,10 +183,12 @@ class Features:
             arxiv = ""
             if "eprint" in f or "arxiv" in f:
                 arxiv = arxiv_id(f)
-            else:
-                joined = "\0".join(f.values())
-                if "rxiv" in joined or "rXiv" in joined or "RXIV" in joined:
-                    arxiv = arxiv_id(f)
+            else:  # (only the fields arxiv_of reads: not the abstract, joined or not)
+                for name in _ARXIV_FIELDS:
+                    v = f.get(name)
+                    if v and ("rxiv" in v or "rXiv" in v or "RXIV" in v):
+                        arxiv = arxiv_id(f)
+                        break
             if doi.startswith("10.48550/arxiv."):
                 arxiv = arxiv or doi.split("arxiv.", 1)[1]
             isbn = normalise_isbn(f.get("isbn")) if self.record.type in BOOKLIKE else ""

@@ -83,6 +83,7 @@ class Matcher:
         #: the records' content digests in canonical order, when comparisons are kept
         #: per pair of entry texts (:mod:`.paircache`)
         self._digests: list[bytes] | None = None
+        self._names: tuple[str, ...] = ()  # where the rows and comparisons kept may be
         self._kept_pairs: dict[bytes, tuple] | None = None
         self._flags: dict[int, int] = {}  # canonical index -> _title_flags
         self._kept_count = 0  # pairs read from the pair cache
@@ -101,7 +102,8 @@ class Matcher:
                 order = sorted(range(len(self.records)), key=keys.__getitem__)
                 if digest is not None and len(order) >= entrycache.MIN_RECORDS:
                     wanted = self._digests = entrycache.digests([texts[i] for i in order])
-                    rows = entrycache.read([r.key for r in self.records], wanted)
+                    self._names = entrycache.kept_names(wanted)
+                    rows = entrycache.read(wanted, self._names)
                     if None in rows:
                         self._unkept = wanted
             self.position = {}  # canonical index -> input position
@@ -123,6 +125,7 @@ class Matcher:
         self._quick_pair: tuple[int, int] | None = None
         self._quick_done: list = []
         self._best_title = 0.0
+        self._cheap_tables: list[list[float]] = []
 
     # ------------------------------------------------------------ the cache
     def _maker(self) -> str:
@@ -151,9 +154,7 @@ class Matcher:
                                 (lambda d, t: progress(d / max(t, 1))))
             if self._unkept is not None and len(self.index.feats) >= self._size:
                 # the rows blocking made, for the next version of the file
-                entrycache.write([self.records[i].key for i in range(self._size)],
-                                 self._unkept,
-                                 [self.index.row(n) for n in range(self._size)])
+                entrycache.write(self._unkept, [self.index.row(n) for n in range(self._size)])
                 self._unkept = None
         return self._pairs
 
@@ -197,6 +198,9 @@ class Matcher:
                     for f in (Field.AUTHORS, Field.VENUE))
         self._best_title = max(0.0, max(model.weight(Field.TITLE, k)
                                         for k in range(len(LEVELS[Field.TITLE]))))
+        # each cheap field's weight by level, MISSING (-1) last: weighs nothing
+        self._cheap_tables = [[model.weight(f, k) for k in range(len(LEVELS[f]))] + [0.0]
+                              for f in CHEAP_FIELDS]
         return need, bound
 
     def _ruled_out(self, i: int, j: int, need: float, bound: float) -> bool:
@@ -208,31 +212,39 @@ class Matcher:
     def _cannot_reach(self, a: Features, b: Features, need: float, bound: float,
                       pair: tuple[int, int] | None = None) -> bool:
         cheap = cheap_levels(a, b)
-        if self._short_of(cheap, None, need, bound):
+        total = self._cheap_total(cheap, bound)
+        if self._short_of(cheap, None, need, bound, total):
             if pair is not None and self._digests is not None:
                 self._quick_rows[pair] = ("q", tuple(map(int, cheap)), None, MISSING, "", 0)
             return True  # no title could make up for the rest
         title, alt, key = quick_title(a, b, series=self.index.series, common=self._common)
-        self._quick_done[:] = (title if alt == MISSING else None, cheap[1:])
+        self._quick_done[:] = (title, cheap[1:], alt)
         self._quick_pair = pair
         words = min(len(a.content_tokens), len(b.content_tokens))
-        out = bool(self._short_of(cheap, (title, alt, key, words), need, bound))
+        out = bool(self._short_of(cheap, (title, alt, key, words), need, bound, total))
         if out and pair is not None and self._digests is not None:
             self._quick_rows[pair] = ("q", tuple(map(int, cheap)),
                                       (int(title[0]), float(title[1]), title[2]), int(alt),
                                       key, words)
         return out
 
+    def _cheap_total(self, cheap: Sequence[int], bound: float) -> float:
+        """``bound`` and the weights of the cheap fields' levels (``_need`` made the
+        tables), added in the fields' order."""
+        total = bound
+        for table, level in zip(self._cheap_tables, cheap, strict=True):
+            total += table[level]
+        return total
+
     def _short_of(self, cheap: Sequence[int], title: tuple | None, need: float,
-                  bound: float) -> bool | None:
+                  bound: float, total: float | None = None) -> bool | None:
         """Do the cheap fields' levels, with the title's (``title``: (level, score,
         shown), the other level it may have, the shared title, content words), fall
         short of ``need`` bits? Without the title: True when no title could make up for
-        the rest, None when one could."""
+        the rest, None when one could. ``total``: :meth:`_cheap_total`, when made."""
         model = self.model
-        total = bound
-        for f, level in zip(CHEAP_FIELDS, cheap, strict=True):
-            total += model.weight(f, level)
+        if total is None:
+            total = self._cheap_total(cheap, bound)
         if total + self._best_title < need:
             return True
         if title is None:
@@ -294,7 +306,7 @@ class Matcher:
         if self._digests is None or key[1] >= len(self._digests):
             return None
         if self._kept_pairs is None:
-            self._kept_pairs = paircache.read([self.records[i].key for i in range(self._size)])
+            self._kept_pairs = paircache.read(self._names)
             self._kept_count = len(self._kept_pairs)
         if not self._kept_pairs:
             return None  # (a first run: no pair's key to work out)
@@ -312,9 +324,20 @@ class Matcher:
         quick = {p: r for p, r in self._quick_rows.items() if p not in self._compared}
         if not self._fresh and len(quick) + len(self._compared) == self._kept_count:
             return  # (nothing new)
-        rows = [(self._pair_key(i, j), paircache.row(c)) for (i, j), c in self._compared.items()]
-        rows += [(self._pair_key(i, j), r) for (i, j), r in quick.items()]
-        paircache.write([self.records[i].key for i in range(self._size)], rows)
+        keys = self._pair_keys(list(self._compared) + list(quick))
+        rows = list(map(paircache.row, self._compared.values())) + list(quick.values())
+        paircache.write(self._digests[:self._size], zip(keys, rows, strict=True))
+
+    def _pair_keys(self, pairs: list[tuple[int, int]]) -> list[bytes]:
+        """:meth:`_pair_key` of many pairs at once (each record's flags worked out once)."""
+        assert self._digests is not None
+        flags, titles, digests = self._flags, self.index.titles, self._digests
+        works, series = self.title_works, self.index.series_title
+        for i in {i for pair in pairs for i in pair}.difference(flags):
+            t = titles[i]
+            flags[i] = (t in _GENERIC or works.get(t, 1) > 1) + 2 * series(t)
+        tail = {i: bytes((f,)) for i, f in flags.items()}
+        return [digests[i] + digests[j] + tail[i] + tail[j] for i, j in pairs]
 
     def judge(self, i: int, j: int, threshold: float | None = None) -> Verdict:
         cmp = self.comparison(i, j)

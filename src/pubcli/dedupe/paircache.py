@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .entrycache import library_name
+from .entrycache import read_named, write_named
 from .evidence import Comparison
 from .levels import FIELDS
 from .vetoes import Veto, VetoKind
@@ -26,12 +26,10 @@ _MAKER = "pairs-1"
 _NFIELDS = len(FIELDS)
 
 
-def read(keys: Sequence[str]) -> dict[bytes, tuple]:
-    """The kept comparisons (key -> row, see :func:`comparison`) of the library whose
-    citation keys, in file order, are ``keys``."""
-    from ..store import cache
-
-    data = cache.read_derived(_KIND, library_name(keys), _MAKER)
+def read(names: Sequence[str]) -> dict[bytes, tuple]:
+    """The kept comparisons (key -> row, see :func:`comparison`) of a library, under
+    the names :func:`.entrycache.kept_names` gives."""
+    data = read_named(_KIND, _MAKER, names)
     return data if isinstance(data, dict) else {}
 
 
@@ -74,8 +72,7 @@ def quick(kept: tuple, cheap_fields: int) -> tuple[tuple[int, ...], tuple | None
         return None
 
 
-def write(keys: Sequence[str], rows: Iterable[tuple[bytes, tuple]]) -> None:
-    """Keep the comparisons of this version of the library (key -> :func:`row`)."""
-    from ..store import cache
-
-    cache.write_derived(_KIND, library_name(keys), _MAKER, dict(rows))
+def write(got: Sequence[bytes], rows: Iterable[tuple[bytes, tuple]]) -> None:
+    """Keep the comparisons of this version of the library (``got``: its entries'
+    content digests; key -> :func:`row`)."""
+    write_named(_KIND, _MAKER, got, dict(rows), alias=False)
