@@ -93,6 +93,18 @@ _Prepared = tuple[str, list[dict], list[list[str]], list[Record]]  # digest, ite
 BATCH = 500  # references per pandoc call at most (a unit larger than that is one call)
 
 
+def _years(items: Sequence[dict]) -> set[str]:
+    """The years a unit's citations show (an undated reference's "n.d." is one more):
+    references of different years can never read alike in a citation."""
+    out = set()
+    for it in items:
+        issued = it.get("issued") or {}
+        parts = issued.get("date-parts") or [[None]]
+        year = parts[0][0] if parts and parts[0] else None
+        out.add(repr(year if year is not None else issued.get("literal")))
+    return out
+
+
 class Styler:
     """Formats records in one CSL style through pandoc's citeproc, with a persistent
     cache of formatted references.
@@ -166,10 +178,11 @@ class Styler:
             -> list[list[tuple[Record, Cite]]]:
         """Each unit formatted as one bibliography (its records in the style's order).
 
-        Units not in the cache are formatted by pandoc: in one call together when
-        the style cannot tie one unit's references to another's (no
-        subsequent-author-substitute: a year suffix only ties references of one
-        author and one year, and units are years or listings), else one call each.
+        Units not in the cache are formatted by pandoc: several in one call when
+        nothing can tie one unit's references to another's (no
+        subsequent-author-substitute, no citation number; a year suffix only ties
+        references of one author and one year, so units of one year, the groups of
+        a listing by type or area, are never formatted together), else one call each.
         In a style that formats each reference on its own (:attr:`per_reference`),
         only the references not cached are formatted, all in one call.
         ``progress`` hears of the references formatted (nothing when all are cached)."""
@@ -236,21 +249,32 @@ class Styler:
     def _format(self, missing: list[_Prepared], cache: StyleCache,
                 progress: Progress | None = None) -> None:
         """Format units: several per pandoc call (up to BATCH references) when the style
-        cannot tie one unit's references to another's, else one call each; two calls
+        cannot tie one unit's references to another's (in a style with year suffixes:
+        units of other years), else one call each; two calls
         at a time (citeproc's disambiguation grows faster than linearly, so a 10k
         bibliography in batches costs less than in one call)."""
         from concurrent.futures import ThreadPoolExecutor
 
-        if self.substitutes:
+        if self.substitutes or self.traits.numbers:
+            # "———" and citation numbers run on from the reference before
             batches = [[p] for p in missing]
         else:
-            batches, size = [], 0
+            batches = []
+            taken: list[tuple[set[str], list[int]]] = []  # per batch: its years, its size
             for p in missing:
-                if not batches or size + len(p[1]) > BATCH:
-                    batches.append([])
-                    size = 0
-                batches[-1].append(p)
-                size += len(p[1])
+                years = _years(p[1])
+                for batch, (seen, size) in zip(batches, taken, strict=True):
+                    # a year suffix (or a name added to tell two apart) ties references
+                    # whose citations read alike: never two units' of one year
+                    if size[0] + len(p[1]) <= BATCH and (self.traits.alone or not seen & years):
+                        break
+                else:
+                    batch, seen, size = [], set(), [0]
+                    batches.append(batch)
+                    taken.append((seen, size))
+                batch.append(p)
+                seen |= years
+                size[0] += len(p[1])
         total = sum(len(p[1]) for p in missing)
         done = 0
         if progress is not None:
