@@ -263,18 +263,17 @@ class Styler:
             taken: list[tuple[set[str], list[int]]] = []  # per batch: its years, its size
             for p in missing:
                 years = _years(p[1])
-                for batch, (seen, size) in zip(batches, taken, strict=True):
-                    # a year suffix (or a name added to tell two apart) ties references
-                    # whose citations read alike: never two units' of one year
-                    if size[0] + len(p[1]) <= BATCH and (self.traits.alone or not seen & years):
-                        break
-                else:
-                    batch, seen, size = [], set(), [0]
-                    batches.append(batch)
-                    taken.append((seen, size))
-                batch.append(p)
-                seen |= years
-                size[0] += len(p[1])
+                # a year suffix (or a name added to tell two apart) ties references
+                # whose citations read alike: never two units' of one year
+                at = next((n for n, (seen, size) in enumerate(taken)
+                           if size[0] + len(p[1]) <= BATCH
+                           and (self.traits.alone or not seen & years)), len(batches))
+                if at == len(batches):
+                    batches.append([])
+                    taken.append((set(), [0]))
+                batches[at].append(p)
+                taken[at][0].update(years)
+                taken[at][1][0] += len(p[1])
         total = sum(len(p[1]) for p in missing)
         done = 0
         if progress is not None:
