@@ -83,6 +83,65 @@ def test_references_formatted_one_by_one_read_as_in_one_bibliography(tmp_path, s
     assert page(True) == page(False)
 
 
+def _units_pandoc() -> str | None:
+    """A pandoc that formats several bibliographies in one call, if one is here."""
+    from pubcli.exporters import citeproc, pandoc
+
+    for exe in (shutil.which("pandoc"), pandoc._wheel_binary()):
+        version = pandoc._version(exe) if exe else None
+        if version is not None and version >= citeproc.UNITS_VERSION:
+            return exe
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("style", ["mla", "apa", "acm"])
+def test_units_formatted_in_one_pandoc_call_read_as_one_call_each(tmp_path, monkeypatch, style):
+    """pandoc >= 2.19.1 formats every year of a page (every group of a listing) in one
+    call, each its own bibliography: the page and the listing by type are those that
+    one call per year (per group) gives."""
+    from pubcli import store
+    from pubcli.exporters import build_page, citeproc, cslstyle, get, pandoc
+    from pubcli.usecases.grouping import group
+    from pubcli.schema.model import GroupBy
+    from pubcli.schema.inherit import publications
+
+    exe = _units_pandoc()
+    if exe is None:
+        pytest.skip("needs pandoc >= 2.19.1")
+    monkeypatch.setenv("PUBCLI_PANDOC", exe)
+    pandoc.find.cache_clear()
+    lib = store.load(_library(tmp_path), display=True)
+    records = publications(lib.records)
+    calls: list[int] = []
+    real = pandoc.run
+
+    def counting(*args, **kw):
+        calls.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(pandoc, "run", counting)
+
+    def made(units: tuple[int, ...]) -> tuple[str, str, int]:
+        monkeypatch.setattr(citeproc, "UNITS_VERSION", units)
+        calls.clear()
+        styler = cslstyle.Styler(STYLE_DIR / STYLES[style], cache=False)
+        built = build_page(records, source_text=lambda r: store.source_text(lib, r),
+                           owner="Jane Smith", styler=styler)
+        by_type = cslstyle.text_listing(group(records, GroupBy("type")), styler, None,
+                                        lambda name, n: name)
+        return get("html").render(built), by_type, len(calls)
+
+    try:
+        one_call, one_call_listing, few = made(citeproc.UNITS_VERSION)
+        each, each_listing, many = made((999,))
+    finally:
+        pandoc.find.cache_clear()
+    assert one_call == each and one_call_listing == each_listing
+    # ACM ties no reference to another: its units share one bibliography either way
+    assert few < many if style != "acm" else few == many
+
+
 def test_what_each_shipped_style_lets_the_cache_format_alone():
     from pubcli.exporters.cslstyle import Styler
 

@@ -178,11 +178,13 @@ class Styler:
             -> list[list[tuple[Record, Cite]]]:
         """Each unit formatted as one bibliography (its records in the style's order).
 
-        Units not in the cache are formatted by pandoc: several in one call when
-        nothing can tie one unit's references to another's (no
-        subsequent-author-substitute, no citation number; a year suffix only ties
-        references of one author and one year, so units of one year, the groups of
-        a listing by type or area, are never formatted together), else one call each.
+        Units not in the cache are formatted by pandoc: with pandoc >= 2.19.1 several
+        units in one call, each its own bibliography (:func:`.citeproc.format_bibliographies`);
+        else several units as one bibliography when nothing can tie one unit's
+        references to another's (no subsequent-author-substitute, no citation
+        number; a year suffix only ties references of one author and one year, so
+        units of one year, the groups of a listing by type or area, are never
+        formatted together), else one call each.
         In a style that formats each reference on its own (:attr:`per_reference`),
         only the references not cached are formatted, all in one call.
         ``progress`` hears of the references formatted (nothing when all are cached)."""
@@ -248,18 +250,32 @@ class Styler:
 
     def _format(self, missing: list[_Prepared], cache: StyleCache,
                 progress: Progress | None = None) -> None:
-        """Format units: several per pandoc call (up to BATCH references) when the style
-        cannot tie one unit's references to another's (in a style with year suffixes:
-        units of other years), else one call each; two calls
+        """Format units: several per pandoc call (up to BATCH references): as one
+        bibliography when the style cannot tie one unit's references to another's (in
+        a style with year suffixes: units of other years), else each its own
+        bibliography in one call where pandoc can, else one call each; two calls
         at a time (citeproc's disambiguation grows faster than linearly, so a 10k
         bibliography in batches costs less than in one call)."""
         from concurrent.futures import ThreadPoolExecutor
 
-        if self.substitutes or self.traits.numbers:
+        from .citeproc import formats_units
+
+        batches: list[list[_Prepared]] = []
+        if not self.traits.alone and len(missing) > 1 and formats_units():
+            # one pandoc call formats each unit as a bibliography of its own (where
+            # nothing ties references, one bibliography of several units is cheaper)
+            batches = []
+            size = 0
+            for p in missing:
+                if not batches or size + len(p[1]) > BATCH:
+                    batches.append([])
+                    size = 0
+                batches[-1].append(p)
+                size += len(p[1])
+        elif self.substitutes or self.traits.numbers:
             # "———" and citation numbers run on from the reference before
             batches = [[p] for p in missing]
         else:
-            batches = []
             taken: list[tuple[set[str], list[int]]] = []  # per batch: its years, its size
             for p in missing:
                 years = _years(p[1])
@@ -290,8 +306,15 @@ class Styler:
     def _format_batch(self, batch: list[_Prepared]) -> dict[str, list]:
         """One pandoc call for ``batch``: ids made unique across its units, the results
         split back by unit."""
-        from .citeproc import format_bibliography
+        from .citeproc import format_bibliographies, format_bibliography, formats_units
 
+        if len(batch) > 1 and not self.traits.alone and formats_units():
+            per_unit = format_bibliographies([items_ for _, items_, _, _ in batch], self.path,
+                                             locale=self.locale)
+            return {digest: [_stored(ref.id, ref.runs, *info[ref.id]) for ref in refs]
+                    for (digest, _, _, _), refs, info in
+                    ((p, refs, {it["id"]: (it, m) for it, m in zip(p[1], p[2], strict=True)})
+                     for p, refs in zip(batch, per_unit, strict=True))}
         allitems, where = [], {}
         for n, (digest, items_, _, _) in enumerate(batch):
             for it in items_:
