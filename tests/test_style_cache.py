@@ -5,6 +5,7 @@ the cache format alone; the cut of a reference at its title."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -58,10 +59,10 @@ def test_a_page_served_from_the_cache_after_one_change_is_the_fresh_page(cli, tm
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("style", ["ieee", "mla"])
+@pytest.mark.parametrize("style", ["ieee"])
 def test_references_formatted_one_by_one_read_as_in_one_bibliography(tmp_path, style):
-    """IEEE (and MLA's listings beside the year's) format each reference on its own:
-    the page is the one a bibliography per year gives."""
+    """IEEE formats each reference on its own: the page is the one a bibliography per
+    year gives."""
     from pubcli import store
     from pubcli.exporters import build_page, cslstyle, get
     from pubcli.schema.inherit import publications
@@ -72,10 +73,7 @@ def test_references_formatted_one_by_one_read_as_in_one_bibliography(tmp_path, s
     def page(per_reference: bool) -> str:
         styler = cslstyle.Styler(STYLE_DIR / STYLES[style], cache=False)
         styler.per_reference = styler.per_reference and per_reference
-        alone = styler.alone()
-        if alone is not None:
-            assert alone.per_reference
-            alone.per_reference = per_reference
+        assert styler.alone() is None
         built = build_page(records, source_text=lambda r: store.source_text(lib, r),
                            owner="Jane Smith", styler=styler)
         return get("html").render(built)
@@ -142,6 +140,27 @@ def test_units_formatted_in_one_pandoc_call_read_as_one_call_each(tmp_path, monk
     assert few < many if style != "acm" else few == many
 
 
+HADDADS = r"""
+@article{haddad2019, author = {Haddad, Priya and Kim, Ines and Lee, Ann}, title = {Answering}, journal = {J. Memory}, year = 2019, keywords = {Memory}}
+@article{haddad2021, author = {Haddad, Priya and Costa, Qiang and Roe, Bo}, title = {Training}, journal = {J. Memory}, year = 2021, keywords = {Memory}}
+"""
+
+
+@pytest.mark.slow
+def test_an_mla_reference_shown_apart_does_not_hang_on_other_years(cli, tmp_path):
+    """MLA adds names to tell "Haddad et al." citations apart, in the bibliography too:
+    a reference shown in the area tab reads as in its year's bibliography, whatever
+    another year holds (and so a cached one never goes stale)."""
+    def shown(text: str) -> str:
+        lib = write(tmp_path / "h.bib", text)
+        page = _page(cli, "mla", lib, env={"PUBCLI_NO_CACHE": "1"})
+        return re.search(r'<li class="pub ref"[^>]*data-key="haddad2019">(.*?)</li>', page).group(1)
+
+    both = shown(HADDADS)
+    assert both == shown(HADDADS.split("\n@article{haddad2021")[0] + "\n")
+    assert both.startswith('<p class="cite">Haddad, Priya, et al.')
+
+
 def test_what_each_shipped_style_lets_the_cache_format_alone():
     from pubcli.exporters.cslstyle import Styler
 
@@ -153,9 +172,11 @@ def test_what_each_shipped_style_lets_the_cache_format_alone():
     assert traits["apa"].suffixes and traits["chicago"].suffixes
     assert traits["mla"].substitutes and not traits["mla"].suffixes
     assert traits["acm"].sorted and traits["acm"].alone
-    # MLA's listings beside the year's need no order: each reference alone
+    # MLA's listings beside the year's need no order, but its names added to tell
+    # citations apart (in the bibliography too) tie a reference to its year's others
+    assert traits["mla"].names and not traits["ieee"].names and not traits["acm"].names
     mla_alone = Styler(STYLE_DIR / STYLES["mla"]).alone()
-    assert mla_alone is not None and mla_alone.per_reference
+    assert mla_alone is not None and not mla_alone.per_reference
 
 
 def test_a_numbered_style_whose_number_is_in_the_text_is_not_formatted_alone(tmp_path):
