@@ -15,7 +15,8 @@ PYTHONDONTWRITEBYTECODE is unset for them), as a user's would.
 A 10k cold run costs minutes of CPU: it is run once per size, seed and style
 (to fill the cache the warm and changed runs copy) and reported as a single
 figure; --cold-runs changes that. --src DIR times another checkout's src/ (a
-"before" in the same run). Aims (issue 20): 200 entries < 2 s cold, < 0.5 s
+"before" in the same run); given twice or more, the checkouts' runs are
+interleaved. Aims (issue 20): 200 entries < 2 s cold, < 0.5 s
 warm; 10k with one entry changed < 5 s. Writes bench/out/style-timing.json.
 """
 
@@ -73,41 +74,45 @@ def environment(src: Path, cache: str) -> dict:
     return env
 
 
-def measure(src: Path, lib: Path, style: str, runs: int, cold_runs: int) -> dict:
+def _cmd(base: Path, work: Path, style: str) -> list[str]:
+    return [sys.executable, "-m", "pubcli", "export", "html", "--style", style,
+            "-o", str(base / "page.html"), "-l", str(work)]
+
+
+def measure(srcs: list[Path], lib: Path, style: str, runs: int, cold_runs: int) -> list[dict]:
+    """Per src, its medians; the warm and changed runs of the srcs interleaved (run r
+    of each src one after the other), so a busy machine weighs on all alike."""
     text = lib.read_text(encoding="utf-8")
-    cold: list[tuple[float, float]] = []
-    warm: list[tuple[float, float]] = []
-    one: list[tuple[float, float]] = []
+    times: list[dict[str, list[tuple[float, float]]]] = [
+        {"cold": [], "warm": [], "one_changed": []} for _ in srcs]
     with tempfile.TemporaryDirectory(prefix="pubcli-timing-") as tmp:
         base = Path(tmp)
-        filled = base / "filled"
         for r in range(max(cold_runs, 1)):
-            cache = base / f"cold{r}"
-            work = base / f"lib-cold{r}.bib"
-            work.write_text(text, encoding="utf-8")
-            cmd = [sys.executable, "-m", "pubcli", "export", "html", "--style", style,
-                   "-o", str(base / "page.html"), "-l", str(work)]
-            cold.append(timed(cmd, environment(src, str(cache))))
-            if r == 0:
-                # the library's own parse cache is keyed on its path: keep one path
-                shutil.copytree(cache, filled)
-                shutil.copy(work, base / "lib.bib")
+            for n, src in enumerate(srcs):
+                cache = base / f"cold{n}-{r}"
+                work = base / f"lib-cold{r}.bib"
+                work.write_text(text, encoding="utf-8")
+                times[n]["cold"].append(timed(_cmd(base, work, style),
+                                              environment(src, str(cache))))
+                if r == 0:
+                    # the library's own parse cache is keyed on its path: keep one path
+                    shutil.copytree(cache, base / f"filled{n}")
+                shutil.rmtree(cache)
         work = base / "lib.bib"
         for r in range(runs):
-            cache = base / f"run{r}"
-            shutil.copytree(filled, cache)
-            work.write_text(text, encoding="utf-8")
-            cmd = [sys.executable, "-m", "pubcli", "export", "html", "--style", style,
-                   "-o", str(base / "page.html"), "-l", str(work)]
-            env = environment(src, str(cache))
-            timed(cmd, env)  # the library's parse cache for this path and the styles'
-            warm.append(timed(cmd, env))
-            work.write_text(changed(text, r), encoding="utf-8")
-            one.append(timed(cmd, env))
-            shutil.rmtree(cache)
-    return {k: {"cpu": round(statistics.median(c for _, c in v), 2),
-                "wall": round(statistics.median(w for w, _ in v), 2), "runs": len(v)}
-            for k, v in (("cold", cold), ("warm", warm), ("one_changed", one))}
+            for n, src in enumerate(srcs):
+                cache = base / f"run{n}-{r}"
+                shutil.copytree(base / f"filled{n}", cache)
+                work.write_text(text, encoding="utf-8")
+                env = environment(src, str(cache))
+                timed(_cmd(base, work, style), env)  # the parse cache for this path
+                times[n]["warm"].append(timed(_cmd(base, work, style), env))
+                work.write_text(changed(text, r), encoding="utf-8")
+                times[n]["one_changed"].append(timed(_cmd(base, work, style), env))
+                shutil.rmtree(cache)
+    return [{k: {"cpu": round(statistics.median(c for _, c in v), 2),
+                 "wall": round(statistics.median(w for w, _ in v), 2), "runs": len(v)}
+             for k, v in t.items()} for t in times]
 
 
 def main() -> None:
@@ -118,8 +123,9 @@ def main() -> None:
     ap.add_argument("--cold-runs", type=int, default=None,
                     help="cold runs (default: --runs below 2,000 entries, else 1)")
     ap.add_argument("--seed", type=int, action="append")
-    ap.add_argument("--src", type=Path, default=ROOT / "src",
-                    help="the src/ folder of the pubcli to time")
+    ap.add_argument("--src", type=Path, action="append",
+                    help="the src/ folder of a pubcli to time (repeatable: each is timed, "
+                         "their runs interleaved; default: this checkout's)")
     args = ap.parse_args()
     result: dict = {}
     for n in args.size or [200]:
@@ -128,11 +134,14 @@ def main() -> None:
             for style in args.style or ["apa"]:
                 cold_runs = args.cold_runs if args.cold_runs is not None else \
                     (args.runs if n < 2000 else 1)
-                key = f"{style} n={n} seed={seed}"
-                result[key] = measure(args.src.resolve(), lib, style, args.runs, cold_runs)
-                print(f"{key:26} " + "  ".join(
-                    f"{k} {v['cpu']:6.2f} s cpu ({v['wall']:.2f} wall)"
-                    for k, v in result[key].items()), flush=True)
+                srcs = [s.resolve() for s in args.src or [ROOT / "src"]]
+                for src, got in zip(srcs, measure(srcs, lib, style, args.runs, cold_runs),
+                                    strict=True):
+                    key = f"{style} n={n} seed={seed}" + (f" {src}" if len(srcs) > 1 else "")
+                    result[key] = got
+                    print(f"{key:26} " + "  ".join(
+                        f"{k} {v['cpu']:6.2f} s cpu ({v['wall']:.2f} wall)"
+                        for k, v in got.items()), flush=True)
     OUT.mkdir(exist_ok=True)
     (OUT / "style-timing.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
 

@@ -293,6 +293,34 @@ def test_apa_year_suffixes_and_mla_repeated_author_match_their_golden_files(cli,
         and lines[3].startswith("———. ")
 
 
+# one author's 2010 works in two types and two areas (one work in both areas)
+GROUPED = r"""
+@article{smith2010x, author = {Smith, Jane}, title = {Xylophones in the {Wild}}, journal = {J. Sound}, year = 2010, keywords = {Sound}}
+@article{smith2010a, author = {Smith, Jane}, title = {Apples of {Eden}}, journal = {J. Fruit}, year = 2010, keywords = {Fruit}}
+@book{smith2010b, author = {Smith, Jane}, title = {Bananas}, publisher = {Fruit Press}, year = 2010, keywords = {Fruit, Sound}}
+@misc{doe2010, author = {Doe, John}, title = {Other Things}, howpublished = {Leaflet}, year = 2010}
+"""
+
+
+def test_each_group_of_a_styled_listing_is_its_own_bibliography(cli, tmp_path):
+    """APA's year suffixes tell apart the references of one bibliography: a listing by
+    type or area has one per group, so a suffix never counts another group's works
+    (and a work listed in two areas is no other work's "b" in either)."""
+    lib = write(tmp_path / "grouped.bib", GROUPED)
+    out = []
+    for by in ("type", "area"):
+        r = cli("list", "--style", "apa", "--by", by, "-l", lib)
+        assert r.exit_code == 0, r.output
+        out.append(r.stdout)
+    golden("list_style_apa_groups.txt", "\n".join(out))
+    by_type, by_area = ([ln.strip()[:19] for ln in o.splitlines() if ln.startswith("  ")]
+                        for o in out)
+    assert by_type == ["Smith, J. (2010a). ", "Smith, J. (2010b). ", "Smith, J. (2010). B",
+                       "Doe, J. (2010). Oth"]
+    assert by_area == ["Smith, J. (2010a). ", "Smith, J. (2010b). ", "Smith, J. (2010a). ",
+                       "Smith, J. (2010b). ", "Doe, J. (2010). Oth"]
+
+
 def test_styled_page_lists_a_year_in_the_styles_order_with_suffixes(cli, tmp_path):
     lib = write(tmp_path / "repeats.bib", REPEATS)
     page = export(cli, "html", "--style", "apa", "--by", "year", "-l", lib)

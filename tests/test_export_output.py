@@ -120,7 +120,21 @@ def test_a_page_failing_part_way_leaves_the_old_file_and_no_temporary_one(cli, l
 def test_streamed_text_keeps_crlf_across_chunks_and_cleans_controls():
     from pubcli.cli.export_cmd import _encoded
     from pubcli.render import clean
+    from pubcli.render.text import clean_utf8
 
     pieces = ["a\r", "\nb\x1b", "c\r", "\n", "d\re"]
-    out = b"".join(_encoded(pieces, clean, size=2)).decode("utf-8")
+    out = b"".join(_encoded(pieces, clean_utf8, size=2)).decode("utf-8")
     assert out == clean("".join(pieces)) == "a\r\nb\u241bc\r\nd\u240de"
+
+
+@pytest.mark.parametrize("text", ["plain \u00e9t\u00e9 \u00a0\u00c2 page\r\n\t", "a lone\rCR",
+                                  "ESC \x1b[2J", "DEL \x7f", "C1 \u0085 NEL", "\u00c2\u0080",
+                                  "end CR\r", "nul \x00", "\U0001d11e \x0b"])
+def test_the_bytes_a_page_is_written_as_are_the_sanitisers_text_encoded(text):
+    """A page is checked for controls in its UTF-8 bytes: what it finds is what the
+    sanitiser's search of the characters finds."""
+    from pubcli.render import clean
+    from pubcli.render.text import clean_utf8
+
+    assert clean_utf8(text) == clean(text).encode("utf-8")
+    assert (clean_utf8(text) == text.encode("utf-8")) == (clean(text) == text)

@@ -5,6 +5,7 @@ the cache format alone; the cut of a reference at its title."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -58,10 +59,10 @@ def test_a_page_served_from_the_cache_after_one_change_is_the_fresh_page(cli, tm
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("style", ["ieee", "mla"])
+@pytest.mark.parametrize("style", ["ieee"])
 def test_references_formatted_one_by_one_read_as_in_one_bibliography(tmp_path, style):
-    """IEEE (and MLA's listings beside the year's) format each reference on its own:
-    the page is the one a bibliography per year gives."""
+    """IEEE formats each reference on its own: the page is the one a bibliography per
+    year gives."""
     from pubcli import store
     from pubcli.exporters import build_page, cslstyle, get
     from pubcli.schema.inherit import publications
@@ -72,15 +73,92 @@ def test_references_formatted_one_by_one_read_as_in_one_bibliography(tmp_path, s
     def page(per_reference: bool) -> str:
         styler = cslstyle.Styler(STYLE_DIR / STYLES[style], cache=False)
         styler.per_reference = styler.per_reference and per_reference
-        alone = styler.alone()
-        if alone is not None:
-            assert alone.per_reference
-            alone.per_reference = per_reference
+        assert styler.alone() is None
         built = build_page(records, source_text=lambda r: store.source_text(lib, r),
                            owner="Jane Smith", styler=styler)
         return get("html").render(built)
 
     assert page(True) == page(False)
+
+
+def _units_pandoc() -> str | None:
+    """A pandoc that formats several bibliographies in one call, if one is here."""
+    from pubcli.exporters import citeproc, pandoc
+
+    for exe in (shutil.which("pandoc"), pandoc._wheel_binary()):
+        version = pandoc._version(exe) if exe else None
+        if version is not None and version >= citeproc.UNITS_VERSION:
+            return exe
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("style", ["mla", "apa", "acm"])
+def test_units_formatted_in_one_pandoc_call_read_as_one_call_each(tmp_path, monkeypatch, style):
+    """pandoc >= 2.19.1 formats every year of a page (every group of a listing) in one
+    call, each its own bibliography: the page and the listing by type are those that
+    one call per year (per group) gives."""
+    from pubcli import store
+    from pubcli.exporters import build_page, citeproc, cslstyle, get, pandoc
+    from pubcli.usecases.grouping import group
+    from pubcli.schema.model import GroupBy
+    from pubcli.schema.inherit import publications
+
+    exe = _units_pandoc()
+    if exe is None:
+        pytest.skip("needs pandoc >= 2.19.1")
+    monkeypatch.setenv("PUBCLI_PANDOC", exe)
+    pandoc.find.cache_clear()
+    lib = store.load(_library(tmp_path), display=True)
+    records = publications(lib.records)
+    calls: list[int] = []
+    real = pandoc.run
+
+    def counting(*args, **kw):
+        calls.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(pandoc, "run", counting)
+
+    def made(units: tuple[int, ...]) -> tuple[str, str, int]:
+        monkeypatch.setattr(citeproc, "UNITS_VERSION", units)
+        calls.clear()
+        styler = cslstyle.Styler(STYLE_DIR / STYLES[style], cache=False)
+        built = build_page(records, source_text=lambda r: store.source_text(lib, r),
+                           owner="Jane Smith", styler=styler)
+        by_type = cslstyle.text_listing(group(records, GroupBy("type")), styler, None,
+                                        lambda name, n: name)
+        return get("html").render(built), by_type, len(calls)
+
+    try:
+        one_call, one_call_listing, few = made(citeproc.UNITS_VERSION)
+        each, each_listing, many = made((999,))
+    finally:
+        pandoc.find.cache_clear()
+    assert one_call == each and one_call_listing == each_listing
+    # ACM ties no reference to another: its units share one bibliography either way
+    assert few < many if style != "acm" else few == many
+
+
+HADDADS = r"""
+@article{haddad2019, author = {Haddad, Priya and Kim, Ines and Lee, Ann}, title = {Answering}, journal = {J. Memory}, year = 2019, keywords = {Memory}}
+@article{haddad2021, author = {Haddad, Priya and Costa, Qiang and Roe, Bo}, title = {Training}, journal = {J. Memory}, year = 2021, keywords = {Memory}}
+"""
+
+
+@pytest.mark.slow
+def test_an_mla_reference_shown_apart_does_not_hang_on_other_years(cli, tmp_path):
+    """MLA adds names to tell "Haddad et al." citations apart, in the bibliography too:
+    a reference shown in the area tab reads as in its year's bibliography, whatever
+    another year holds (and so a cached one never goes stale)."""
+    def shown(text: str) -> str:
+        lib = write(tmp_path / "h.bib", text)
+        page = _page(cli, "mla", lib, env={"PUBCLI_NO_CACHE": "1"})
+        return re.search(r'<li class="pub ref"[^>]*data-key="haddad2019">(.*?)</li>', page).group(1)
+
+    both = shown(HADDADS)
+    assert both == shown(HADDADS.split("\n@article{haddad2021")[0] + "\n")
+    assert both.startswith('<p class="cite">Haddad, Priya, et al.')
 
 
 def test_what_each_shipped_style_lets_the_cache_format_alone():
@@ -94,9 +172,11 @@ def test_what_each_shipped_style_lets_the_cache_format_alone():
     assert traits["apa"].suffixes and traits["chicago"].suffixes
     assert traits["mla"].substitutes and not traits["mla"].suffixes
     assert traits["acm"].sorted and traits["acm"].alone
-    # MLA's listings beside the year's need no order: each reference alone
+    # MLA's listings beside the year's need no order, but its names added to tell
+    # citations apart (in the bibliography too) tie a reference to its year's others
+    assert traits["mla"].names and not traits["ieee"].names and not traits["acm"].names
     mla_alone = Styler(STYLE_DIR / STYLES["mla"]).alone()
-    assert mla_alone is not None and mla_alone.per_reference
+    assert mla_alone is not None and not mla_alone.per_reference
 
 
 def test_a_numbered_style_whose_number_is_in_the_text_is_not_formatted_alone(tmp_path):

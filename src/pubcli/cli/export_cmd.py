@@ -87,7 +87,8 @@ def export_command(
         pubcli export latex --style ieee -o cv/publications.tex
     """
     from pubcli.local import config
-    from pubcli import render, store
+    from pubcli import store
+    from pubcli.render.text import clean_utf8
     from ..errors import ValidationError, WriteError
     from ..exporters import build_page, get, output as out_file
     from ..exporters.sections import parse_grouping
@@ -149,7 +150,7 @@ def export_command(
         # control characters from field values (terminal escapes) never reach a text
         # output: the one sanitiser of pubcli.render (the templates' markup has none);
         # the page is written as the template makes it, never held whole
-        data = _encoded(get(format.value).chunks(page, template), render.clean)
+        data = _encoded(get(format.value).chunks(page, template), clean_utf8)
         total = page.total
     if to_stdout:
         common.write_bytes([data] if isinstance(data, bytes) else data)
@@ -163,10 +164,11 @@ def export_command(
         common.note("no publications match")
 
 
-def _encoded(pieces: Iterable[str], clean: Callable[[str], str] | None = None,
+def _encoded(pieces: Iterable[str], clean: Callable[[str], bytes] | None = None,
              size: int = 1 << 20) -> Iterator[bytes]:
-    """Text pieces as UTF-8 chunks of about ``size`` characters, each passed through
-    ``clean`` first; a CR ending a chunk waits for the next (CRLF is kept whole). The
+    """Text pieces as UTF-8 chunks of about ``size`` characters, each made bytes by
+    ``clean`` (the sanitiser's, ``clean_utf8``) when given; a CR ending a chunk waits
+    for the next (CRLF is kept whole). The
     first piece is made before anything is yielded, so that a template that cannot be
     compiled fails before a byte is written."""
     it = iter(pieces)
@@ -182,10 +184,10 @@ def _encoded(pieces: Iterable[str], clean: Callable[[str], str] | None = None,
             text = "".join(buf)
             cut = len(text) - 1 if text.endswith("\r") else len(text)
             buf, held = [text[cut:]], len(text) - cut
-            yield (clean(text[:cut]) if clean else text[:cut]).encode("utf-8")
+            yield clean(text[:cut]) if clean else text[:cut].encode("utf-8")
     text = "".join(buf)
     if text:
-        yield (clean(text) if clean else text).encode("utf-8")
+        yield clean(text) if clean else text.encode("utf-8")
 
 
 def _stamp() -> str:

@@ -57,6 +57,61 @@ def format_bibliography(items: Sequence[dict], style: Path, *, locale: str | Non
     return read_references(json.loads(out), numbers=numbers)
 
 
+# pandoc >= 2.19.1 runs citeproc from a Lua filter: each unit its own bibliography (its
+# own sort, year suffixes, "———" and disambiguation), all in one pandoc process
+UNITS_VERSION = (2, 19, 1)
+_UNITS_LUA = """\
+function Pandoc(doc)
+  local dir = pandoc.utils.stringify(doc.meta['pubcli-dir'])
+  local n = tonumber(pandoc.utils.stringify(doc.meta['pubcli-units']))
+  local out = pandoc.List()
+  for i = 0, n - 1 do
+    local meta = {}
+    for k, v in pairs(doc.meta) do
+      if k ~= 'pubcli-dir' and k ~= 'pubcli-units' then meta[k] = v end
+    end
+    meta.bibliography = dir .. '/u' .. i .. '.json'
+    local done = pandoc.utils.citeproc(pandoc.Pandoc({}, meta))
+    out:insert(pandoc.Div(done.blocks, pandoc.Attr('pubcli-unit-' .. i)))
+  end
+  return pandoc.Pandoc(out, doc.meta)
+end
+"""
+
+
+def formats_units() -> bool:
+    """Whether the pandoc found formats several bibliographies in one call."""
+    return pandoc.find().version >= UNITS_VERSION
+
+
+def format_bibliographies(units: Sequence[Sequence[dict]], style: Path, *,
+                          locale: str | None = None,
+                          numbers: bool = False) -> list[list[Formatted]]:
+    """Each unit's references as :func:`format_bibliography` formats it alone (each
+    its own bibliography), in one pandoc call (needs :func:`formats_units`)."""
+    if not units:
+        return []
+    with tempfile.TemporaryDirectory(prefix="pubcli-csl-") as tmp:
+        for n, items in enumerate(units):
+            with open(os.path.join(tmp, f"u{n}.json"), "w", encoding="utf-8") as fh:
+                json.dump(list(items), fh, ensure_ascii=False)
+        lua = os.path.join(tmp, "units.lua")
+        with open(lua, "w", encoding="utf-8") as fh:
+            fh.write(_UNITS_LUA)
+        args = ["-f", "markdown", "-t", "json", "--lua-filter", lua, "-M", f"csl={style}",
+                "-M", "link-bibliography=false", "-M", f"pubcli-dir={tmp}",
+                "-M", f"pubcli-units={len(units)}"]
+        if locale:
+            args += ["-M", f"lang={locale}"]
+        total = sum(len(u) for u in units)
+        out = pandoc.run(args, _DOC, timeout=max(600.0, 0.5 * total))
+    found: dict[str, list[Formatted]] = {}
+    for b in json.loads(out).get("blocks", []):
+        if b.get("t") == "Div" and b["c"][0][0].startswith("pubcli-unit-"):
+            found[b["c"][0][0]] = read_references({"blocks": b["c"][1]}, numbers=numbers)
+    return [found.get(f"pubcli-unit-{n}", []) for n in range(len(units))]
+
+
 def read_references(doc: dict, *, numbers: bool = False) -> list[Formatted]:
     """The ``ref-ID`` entries of pandoc's JSON document."""
     found: list[Formatted] = []
@@ -152,4 +207,5 @@ def _tidy(runs: list[Span]) -> tuple[Span, ...]:
     return tuple(r for r in out if r.text)
 
 
-__all__ = ["Formatted", "format_bibliography", "read_references"]
+__all__ = ["Formatted", "format_bibliographies", "format_bibliography", "formats_units",
+           "read_references"]

@@ -55,11 +55,14 @@ class _Traits(NamedTuple):
     suffixes: bool     # year suffixes (2010a): ambiguous citations of one author-year
     sorted: bool       # the bibliography is sorted (else: in the order it is given)
     numbers: bool      # a citation number printed in the text, not as a label
+    # names added to tell ambiguous citations apart (pandoc's citeproc adds them to the
+    # bibliography's names too: "Haddad, Priya, Ines Kim, et al.")
+    names: bool = False
 
     @property
     def alone(self) -> bool:
         """Each reference's text depends on its own data only."""
-        return not (self.substitutes or self.suffixes or self.numbers)
+        return not (self.substitutes or self.suffixes or self.numbers or self.names)
 
 
 def _check_style(data: bytes, path: Path) -> _Traits:
@@ -85,12 +88,26 @@ def _check_style(data: bytes, path: Path) -> _Traits:
     numbers = bib.get("second-field-align") is None and \
         any(el.get("variable") == "citation-number" for el in root.iter()
             if el.tag != f"{ns}key")
+    names = cit is not None and any(cit.get(f"disambiguate-add-{what}") == "true"
+                                    for what in ("names", "givenname"))
     return _Traits(bib.get("subsequent-author-substitute") is not None, suffixes,
-                   bib.find(f"{ns}sort") is not None, numbers)
+                   bib.find(f"{ns}sort") is not None, numbers, names)
 
 
 _Prepared = tuple[str, list[dict], list[list[str]], list[Record]]  # digest, items, math, recs
 BATCH = 500  # references per pandoc call at most (a unit larger than that is one call)
+
+
+def _years(items: Sequence[dict]) -> set[str]:
+    """The years a unit's citations show (an undated reference's "n.d." is one more):
+    references of different years can never read alike in a citation."""
+    out = set()
+    for it in items:
+        issued = it.get("issued") or {}
+        parts = issued.get("date-parts") or [[None]]
+        year = parts[0][0] if parts and parts[0] else None
+        out.add(repr(year if year is not None else issued.get("literal")))
+    return out
 
 
 class Styler:
@@ -108,7 +125,8 @@ class Styler:
     on its own, so a changed entry re-formats that entry only. In every other style
     a unit (a year) is one bibliography, cached whole: APA and Chicago add year
     suffixes among references whose citations read alike (same names, same year),
-    MLA writes "———" for the author of the reference before, and a sorted style
+    MLA writes "———" for the author of the reference before and adds names to tell
+    "Haddad et al." citations apart (in the bibliography too), and a sorted style
     (ACM, and all of these) places each reference by comparing it with every other
     of its unit, which only pandoc can do exactly."""
 
@@ -166,10 +184,13 @@ class Styler:
             -> list[list[tuple[Record, Cite]]]:
         """Each unit formatted as one bibliography (its records in the style's order).
 
-        Units not in the cache are formatted by pandoc: in one call together when
-        the style cannot tie one unit's references to another's (no
-        subsequent-author-substitute: a year suffix only ties references of one
-        author and one year, and units are years or listings), else one call each.
+        Units not in the cache are formatted by pandoc: with pandoc >= 2.19.1 several
+        units in one call, each its own bibliography (:func:`.citeproc.format_bibliographies`);
+        else several units as one bibliography when nothing can tie one unit's
+        references to another's (no subsequent-author-substitute, no citation
+        number; a year suffix only ties references of one author and one year, so
+        units of one year, the groups of a listing by type or area, are never
+        formatted together), else one call each.
         In a style that formats each reference on its own (:attr:`per_reference`),
         only the references not cached are formatted, all in one call.
         ``progress`` hears of the references formatted (nothing when all are cached)."""
@@ -210,8 +231,9 @@ class Styler:
         """This style without its subsequent-author-substitute ("———" for the author of
         the reference before): for a reference shown apart from the one before it in
         its bibliography. None when the style substitutes nothing. Its order is never
-        asked, so where its texts are each reference's own (MLA), it formats and
-        caches each reference on its own."""
+        asked, so where its texts are each reference's own, it formats and caches each
+        reference on its own (not MLA's: names added to tell citations apart tie a
+        reference to the others of its year)."""
         if not self.substitutes:
             return None
         if self._alone is None:
@@ -235,54 +257,97 @@ class Styler:
 
     def _format(self, missing: list[_Prepared], cache: StyleCache,
                 progress: Progress | None = None) -> None:
-        """Format units: several per pandoc call (up to BATCH references) when the style
-        cannot tie one unit's references to another's, else one call each; two calls
-        at a time (citeproc's disambiguation grows faster than linearly, so a 10k
-        bibliography in batches costs less than in one call)."""
+        """Format units as bibliographies of several units (up to BATCH references)
+        where the style cannot tie one unit's references to another's (in a style
+        with year suffixes: units of other years; in one with a "———" or a citation
+        number, none), else one unit each; where pandoc can (>= 2.19.1), several such
+        bibliographies go to one pandoc call (a call each is what MLA's years cost
+        otherwise). Two calls at a time (citeproc's disambiguation grows faster than
+        linearly, so a 10k bibliography in batches costs less than in one call)."""
         from concurrent.futures import ThreadPoolExecutor
 
-        if self.substitutes:
-            batches = [[p] for p in missing]
+        from .citeproc import formats_units
+
+        bibs: list[list[_Prepared]] = []
+        if self.substitutes or self.traits.numbers:
+            # "———" and citation numbers run on from the reference before
+            bibs = [[p] for p in missing]
         else:
-            batches, size = [], 0
+            taken: list[tuple[set[str], list[int]]] = []  # per batch: its years, its size
             for p in missing:
-                if not batches or size + len(p[1]) > BATCH:
-                    batches.append([])
+                years = _years(p[1])
+                # a year suffix (or a name added to tell two apart) ties references
+                # whose citations read alike: in an author-date style (one with year
+                # suffixes) never two units' of one year; in another (MLA: no year in
+                # its citations) any two units
+                at = next((n for n, (seen, size) in enumerate(taken)
+                           if size[0] + len(p[1]) <= BATCH
+                           and (self.traits.alone or (self.traits.suffixes
+                                                      and not seen & years))), len(bibs))
+                if at == len(bibs):
+                    bibs.append([])
+                    taken.append((set(), [0]))
+                bibs[at].append(p)
+                taken[at][0].update(years)
+                taken[at][1][0] += len(p[1])
+        calls: list[list[list[_Prepared]]] = []
+        if len(bibs) > 1 and formats_units():
+            size = 0
+            for bib in bibs:
+                n = sum(len(p[1]) for p in bib)
+                if not calls or size + n > BATCH:
+                    calls.append([])
                     size = 0
-                batches[-1].append(p)
-                size += len(p[1])
+                calls[-1].append(bib)
+                size += n
+        else:
+            calls = [[bib] for bib in bibs]
         total = sum(len(p[1]) for p in missing)
         done = 0
         if progress is not None:
             progress(self.what, 0, total)
         with ThreadPoolExecutor(max_workers=2) as pool:
-            for batch, formatted in zip(batches, pool.map(self._format_batch, batches),
-                                        strict=True):
+            for call, formatted in zip(calls, pool.map(self._format_call, calls),
+                                       strict=True):
                 cache.units.update(formatted)
-                done += sum(len(p[1]) for p in batch)
+                done += sum(len(p[1]) for bib in call for p in bib)
                 if progress is not None:
                     progress(self.what, done, total)
         cache.dirty = True
 
-    def _format_batch(self, batch: list[_Prepared]) -> dict[str, list]:
-        """One pandoc call for ``batch``: ids made unique across its units, the results
-        split back by unit."""
-        from .citeproc import format_bibliography
+    def _format_call(self, call: list[list[_Prepared]]) -> dict[str, list]:
+        """One pandoc call for ``call``'s bibliographies (each one or more units: ids
+        made unique across its units), the results split back by unit."""
+        from .citeproc import format_bibliographies, format_bibliography
 
+        made = [self._items(bib) for bib in call]
+        if len(call) == 1:
+            refs = [format_bibliography(made[0][0], self.path, locale=self.locale)]
+        else:
+            refs = format_bibliographies([items for items, _ in made], self.path,
+                                         locale=self.locale)
+        per: dict[str, list] = {}
+        for bib, (_, where), got in zip(call, made, refs, strict=True):
+            info = {(d, it["id"]): (it, math) for d, items_, maths, _ in bib
+                    for it, math in zip(items_, maths, strict=True)}
+            for d, *_ in bib:
+                per[d] = []
+            for ref in got:
+                digest, ident = where[ref.id]
+                per[digest].append(_stored(ident, ref.runs, *info[(digest, ident)]))
+        return per
+
+    @staticmethod
+    def _items(bib: list[_Prepared]) -> tuple[list[dict], dict[str, tuple[str, str]]]:
+        """A bibliography's CSL-JSON items, their ids made unique across its units, and
+        where each id comes from: (unit digest, id in the unit)."""
         allitems, where = [], {}
-        for n, (digest, items_, _, _) in enumerate(batch):
+        for n, (digest, items_, _, _) in enumerate(bib):
             for it in items_:
-                uid = f"u{n}-{it['id']}" if len(batch) > 1 else it["id"]
+                uid = f"u{n}-{it['id']}" if len(bib) > 1 else it["id"]
                 where[uid] = (digest, it["id"])
                 allitems.append(dict(it, id=uid))
-        refs = format_bibliography(allitems, self.path, locale=self.locale)
-        per: dict[str, list] = {d: [] for d, *_ in batch}
-        info = {(d, it["id"]): (it, math) for d, items_, maths, _ in batch
-                for it, math in zip(items_, maths, strict=True)}
-        for ref in refs:
-            digest, ident = where[ref.id]
-            per[digest].append(_stored(ident, ref.runs, *info[(digest, ident)]))
-        return per
+        return allitems, where
 
     # -- cache
     def _load_cache(self) -> StyleCache:

@@ -81,16 +81,18 @@ def _text(text: str) -> str:
     return str(escape(text))
 
 
-def ref(e, mathml: Mapping[str, str] | None = None) -> Markup:
+def ref(e, mathml: Mapping[str, str] | None = None, styled=None) -> Markup:
     """A listing that refers to the entry's full rendering (its home, ``#anchor``):
     without JavaScript the whole reference (title linked to the home, authors, venue,
     volume, pages, date; or the styled reference), with its abstract and BibTeX a
     click away at the home; the page script fills in a copy of the home entry when
     the listing is shown. (``anchor`` is a slug: ``[a-z0-9-]`` only.) Made for each
-    listing as it is written: a 100k page holds no listing's HTML."""
+    listing as it is written: a 100k page holds no listing's HTML. ``styled(e, alone)``
+    gives the styled reference's HTML (default: :func:`cite`)."""
     head = f'<li class="pub ref" data-ref="{e.anchor}" data-key="{_text(e.key)}">'
     if e.cite is not None:
-        return Markup(f'{head}<p class="cite">{cite(e, mathml, alone=True)} '
+        made = styled(e, True) if styled is not None else cite(e, mathml, alone=True)
+        return Markup(f'{head}<p class="cite">{made} '
                       f'<a class="home" href="#{e.anchor}">more</a></p></li>\n')
     line = e.venue_line
     venue = f'<p class="venue">{_text(line)}</p>' if line else ""
@@ -277,8 +279,19 @@ def environment(loader):
     env.filters["rich"] = lambda spans: rich(spans, table)
     env.filters["authors"] = authors
     env.filters["pre"] = pre
-    env.filters["ref"] = lambda e: ref(e, table)
-    env.filters["cite"] = lambda e: cite(e, table)
+    # a styled entry's reference reads the same in every listing (and, with no "———",
+    # as at its home): its HTML made once per entry (no bigger than its runs, held
+    # already); an unstyled listing is made as it is written
+    cites: dict[tuple[int, bool], tuple[object, Markup]] = {}
+
+    def cite_once(e, alone: bool = False) -> Markup:
+        key = (id(e), alone and e.cite_alone is not None)
+        got = cites.get(key)
+        if got is None or got[0] is not e:
+            got = cites[key] = (e, cite(e, table, alone))
+        return got[1]
+    env.filters["ref"] = lambda e: ref(e, table, cite_once)
+    env.filters["cite"] = cite_once
     env.filters["facets"] = facets
     return env
 

@@ -37,6 +37,24 @@ def clean(text: str) -> str:
     return _CONTROL_RE.sub(_visible, text)
 
 
+# the same controls in UTF-8: each C0 control and DEL one byte of its own (no byte of
+# a longer sequence is below 0x80), each C1 control \xc2 and one byte; a CR is looked at
+_C0_BYTES = frozenset([*range(0x09), 0x0B, 0x0C, 0x0D, *range(0x0E, 0x20), 0x7F])
+_NOT_C0 = bytes(b for b in range(256) if b not in _C0_BYTES)
+_C1_UTF8_RE = re.compile(rb"\xc2[\x80-\x9f]")
+
+
+def clean_utf8(text: str) -> bytes:
+    """``clean(text)`` as UTF-8 bytes; a big text with nothing to clean (a page) is
+    passed over in its bytes, several times faster than a search of its characters."""
+    data = text.encode("utf-8")
+    odd = data.translate(None, _NOT_C0)  # the C0 controls, DEL and CRs it holds
+    if (not odd or (not odd.strip(b"\r") and data.count(b"\r") == data.count(b"\r\n"))) \
+            and not (b"\xc2" in data and _C1_UTF8_RE.search(data)):
+        return data
+    return clean(text).encode("utf-8")
+
+
 def one_line(text: str) -> str:
     """``text`` cleaned and on one line (white space runs collapsed)."""
     return " ".join(clean(text).split())
