@@ -100,7 +100,6 @@ class Before:
                     if len(rows) != 3 or any(len(c) != len(digests) for c in rows) \
                             or set(keys) != set(_BASED):
                         raise ValueError("not a base")
-                    keys["ends"] = [(r, r[::-1], True) for r in keys["reversed"]]
                     self._base = {"keys": keys, "digests": digests, "rows": rows}
                 except (KeyError, TypeError, ValueError):
                     pass
@@ -111,12 +110,19 @@ class Before:
         base, hits, delta = self.base(), self._hits.get(name), self.delta.get(name)
         if not base or not isinstance(hits, (tuple, list)) or len(hits) != 2 or delta is None:
             return None
-        keys = base["keys"].get(name)
+        keys = base["keys"].get("reversed" if name == "ends" else name)
         if not isinstance(keys, list):
             return None
+        if name == "ends":  # (the ends' keys are the reversed titles')
+            keys = [(r, r[::-1], True) for r in keys]
         if delta[0] or delta[1]:
             keys = windows.patch(keys, *delta)
         return windows.valid((keys, hits[0], hits[1]), kinds, window)
+
+    def let_go(self) -> None:
+        """Free the base's keys (the passes are patched): only its digests stay."""
+        if self._base:
+            self._base = {"keys": {}, "digests": self._base["digests"], "rows": None}
 
     def titles_of(self, gone: Iterable[bytes]) -> list[Titles] | None:
         """The titles of the version before's records of contents ``gone``; None when

@@ -417,6 +417,8 @@ def block(index: Index, *, window: int = WINDOW,
             progress(min(done, total), total)
     rare_word_pairs(by_title, pairs, _BIG_BLOCK)
     contained_pairs(index, pairs, _BIG_BLOCK, changed, before, new)
+    if before is not None:
+        before.let_go()
     if kept_as is not None:
         blockcache.write(kept_as[0], kept_as[1], pairs, new, [r[:3] for r in rows], before)
     return pairs
