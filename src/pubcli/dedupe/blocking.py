@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import overload
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 from pubcli.schema.model import Record
 from .features import Features, sorted_words
@@ -24,6 +24,7 @@ from .normalise import normalise, title_score
 from .extrakeys import contained_pairs
 from .rare import rare_word_pairs
 from .textblob import Blob
+from . import blockcache, windows
 
 #: Sorted-neighbourhood window (neighbours compared per record and pass).
 WINDOW = 6
@@ -318,12 +319,23 @@ def _pairs_within(members: list[int], sigs: Sequence[Features], out: set[tuple[i
 
 
 def block(index: Index, *, window: int = WINDOW,
-          progress: Callable[[int, int], None] | None = None) -> set[tuple[int, int]]:
+          progress: Callable[[int, int], None] | None = None,
+          kept_as: tuple[str, Sequence[bytes]] | None = None
+          ) -> set[tuple[int, int]]:
     """Candidate pairs (i < j) worth judging: shared identifiers, identical titles
     or word sets, a title equal to another's main title, and titles (or main titles)
     near each other in one of three sort orders whose ``ratio`` passes a loose cut
-    (scored in C by rapidfuzz)."""
+    (scored in C by rapidfuzz). With ``kept_as`` (the library's name in the cache,
+    :func:`.entrycache.library_name`, and the records' content digests in index order) what blocking found for
+    the version before is read (:mod:`.blockcache`): the same pairs when the contents
+    are the same, the sorted passes patched where they changed, and this version's
+    kept."""
     sigs = index.feats
+    before = None if kept_as is None else blockcache.read(kept_as[0])
+    if before is not None and kept_as is not None and before.digests == list(kept_as[1]):
+        if progress is not None:
+            progress(1, 1)
+        return before.pairs()
     pairs: set[tuple[int, int]] = set()
     rows = [index.row(i) for i in range(len(sigs))]
     # exact keys
@@ -359,29 +371,40 @@ def block(index: Index, *, window: int = WINDOW,
             _pairs_within(members, sigs, pairs)
     # titles and main titles (without the subtitle) share the first order, so that
     # "title" meets "title: subtitle" even with a typo
+    by_title = index.by_title
     for main, shorter in by_main.items():
-        same = index.by_title.get(main)
+        same = by_title.get(main)
         if same and len(same) * len(shorter) <= _BIG_BLOCK * _BIG_BLOCK:
             for i in same:
                 for j in shorter:
                     if i != j:
                         pairs.add((i, j) if i < j else (j, i))
-    uniq = list(index.by_title)
     no_members: list[int] = []
 
     def title_or_main(key: str) -> list[int]:
-        return index.by_title.get(key, no_members) + by_main.get(key, no_members)
+        return by_title.get(key, no_members) + by_main.get(key, no_members)
 
-    passes: list[tuple[list[str], Callable[[str], list[int]]]] = [
-        (sorted(set(uniq).union(by_main)), title_or_main),
-        (sorted(by_sorted), by_sorted.__getitem__),
-    ]
-    rev = {t[::-1]: t for t in uniq}
-    passes.append((sorted(rev), lambda r: index.by_title[rev[r]]))
-    total = sum(len(keys) for keys, _ in passes)
+    changed = _changed_titles(index, rows, before, kept_as)
+    passes: list[tuple[str, Callable[[], Collection[str]], Callable[[str], bool],
+                       Callable[[tuple[str, str, str]], Iterable[str]],
+                       Callable[[str], list[int]]]] = [
+        ("titles", lambda: set(by_title).union(by_main),
+         lambda k: k in by_title or k in by_main, lambda r: (r[0], r[1]), title_or_main),
+        ("sorted", lambda: by_sorted, by_sorted.__contains__, lambda r: (r[2],),
+         by_sorted.__getitem__),
+        ("reversed", lambda: [t[::-1] for t in by_title], lambda k: k[::-1] in by_title,
+         lambda r: (r[0][::-1],), lambda r: by_title[r[::-1]])]
+    new: dict[str, blockcache.Pass] = {}
+    total = len(by_title) * 2 + len(by_sorted) + len(by_main)
     done = 0
-    for keys, members_of in passes:
-        for p, q in _neighbour_hits(keys, window, cut):
+    for name, every, present, keys_of, members_of in passes:
+        keys, found, kept, change = windows.run(
+            every, present,
+            None if changed is None else (k for r in changed for k in keys_of(r) if k),
+            window, lambda keys, p: _neighbours(keys, p, window, cut),
+            None if before is None else before.kept(name, (str,), window))
+        new[name] = (kept, change)
+        for p, q in found:
             gi, gj = members_of(keys[p]), members_of(keys[q])
             if len(gi) * len(gj) > _BIG_BLOCK * _BIG_BLOCK:
                 continue
@@ -391,24 +414,36 @@ def block(index: Index, *, window: int = WINDOW,
                         pairs.add((i, j) if i < j else (j, i))
         done += len(keys)
         if progress is not None:
-            progress(done, total)
-    rare_word_pairs(index.by_title, pairs, _BIG_BLOCK)
-    contained_pairs(index, pairs, _BIG_BLOCK)
+            progress(min(done, total), total)
+    rare_word_pairs(by_title, pairs, _BIG_BLOCK)
+    contained_pairs(index, pairs, _BIG_BLOCK, changed, before, new)
+    if before is not None:
+        before.let_go()
+    if kept_as is not None:
+        blockcache.write(kept_as[0], kept_as[1], pairs, new, [r[:3] for r in rows], before)
     return pairs
 
 
-def _neighbour_hits(keys: list[str], window: int, cut: float) -> Iterator[tuple[int, int]]:
-    """Positions (p, q), p < q <= p + window, of sorted ``keys`` whose ``ratio`` >= cut:
-    one rapidfuzz ``extract`` call per key (measured faster than ``cpdist`` on all cores
-    of a shared 2-core machine, and no numpy import)."""
+def _changed_titles(index: Index, rows: Sequence[Row], before: blockcache.Before | None,
+                    kept_as: tuple[str, Sequence[bytes]] | None
+                    ) -> list[tuple[str, str, str]] | None:
+    """(title, main title, sorted title) of every record added since the version
+    ``before`` or removed from it; None when not known."""
+    if before is None or kept_as is None:
+        return None
+    added, gone = blockcache.changes(before, kept_as[1])
+    if len(added) + len(gone) > windows.FRESH_SHARE * max(len(rows), 1):
+        return None
+    old = before.titles_of(gone)
+    return None if old is None else [rows[i][:3] for i in added] + old
+
+
+def _neighbours(keys: list[str], p: int, window: int, cut: float) -> list[int]:
+    """The positions q, p < q <= p + window, of sorted ``keys`` whose ``ratio`` with
+    key p is at least ``cut``: one rapidfuzz ``extract`` call (measured faster than
+    ``cpdist`` on all cores of a shared 2-core machine, and no numpy import)."""
     from rapidfuzz import fuzz, process
 
-    n = len(keys)
-    extract = process.extract
-    ratio = fuzz.ratio
-    for p in range(n - 1):
-        for _, _, off in extract(keys[p], keys[p + 1:p + 1 + window], scorer=ratio,
-                                 processor=None, score_cutoff=cut, limit=None):
-            yield p, p + 1 + off
-
-
+    return [p + 1 + off for _, _, off in process.extract(
+        keys[p], keys[p + 1:p + 1 + window], scorer=fuzz.ratio, processor=None,
+        score_cutoff=cut, limit=None)]
