@@ -144,7 +144,7 @@ class Before:
 
 
 def read(name: str) -> Before | None:
-    """What was kept for the library named ``name`` (:func:`.entrycache.library_name`;
+    """What was kept for the library named ``name`` (:func:`.entrycache.kept_names`;
     None when nothing fits)."""
     from ..store import cache
 

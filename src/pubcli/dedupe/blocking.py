@@ -320,18 +320,20 @@ def _pairs_within(members: list[int], sigs: Sequence[Features], out: set[tuple[i
 
 def block(index: Index, *, window: int = WINDOW,
           progress: Callable[[int, int], None] | None = None,
-          kept_as: tuple[str, Sequence[bytes]] | None = None
+          kept_as: tuple[Sequence[str], Sequence[bytes]] | None = None
           ) -> set[tuple[int, int]]:
     """Candidate pairs (i < j) worth judging: shared identifiers, identical titles
     or word sets, a title equal to another's main title, and titles (or main titles)
     near each other in one of three sort orders whose ``ratio`` passes a loose cut
-    (scored in C by rapidfuzz). With ``kept_as`` (the library's name in the cache,
-    :func:`.entrycache.library_name`, and the records' content digests in index order) what blocking found for
+    (scored in C by rapidfuzz). With ``kept_as`` (where the library's blocking may be
+    kept, this version's name first: :func:`.entrycache.kept_names`, and the records'
+    content digests in index order) what blocking found for
     the version before is read (:mod:`.blockcache`): the same pairs when the contents
     are the same, the sorted passes patched where they changed, and this version's
     kept."""
     sigs = index.feats
-    before = None if kept_as is None else blockcache.read(kept_as[0])
+    before = None if kept_as is None else next(
+        (b for b in map(blockcache.read, kept_as[0]) if b is not None), None)
     if before is not None and kept_as is not None and before.digests == list(kept_as[1]):
         if progress is not None:
             progress(1, 1)
@@ -420,12 +422,12 @@ def block(index: Index, *, window: int = WINDOW,
     if before is not None:
         before.let_go()
     if kept_as is not None:
-        blockcache.write(kept_as[0], kept_as[1], pairs, new, [r[:3] for r in rows], before)
+        blockcache.write(kept_as[0][0], kept_as[1], pairs, new, [r[:3] for r in rows], before)
     return pairs
 
 
 def _changed_titles(index: Index, rows: Sequence[Row], before: blockcache.Before | None,
-                    kept_as: tuple[str, Sequence[bytes]] | None
+                    kept_as: tuple[Sequence[str], Sequence[bytes]] | None
                     ) -> list[tuple[str, str, str]] | None:
     """(title, main title, sorted title) of every record added since the version
     ``before`` or removed from it; None when not known."""

@@ -150,9 +150,9 @@ class Matcher:
     # ------------------------------------------------------------ the weights
     def pairs(self, progress: Callable[[float], None] | None = None) -> set[tuple[int, int]]:
         if self._pairs is None:
-            kept_as = (entrycache.library_name([r.key for r in self.records[:self._size]]),
-                       self._digests) \
-                if self._digests is not None and len(self.index.feats) == self._size else None
+            kept_as = (self._names, self._digests) \
+                if self._digests is not None and self._names \
+                and len(self.index.feats) == self._size else None
             self._pairs = block(self.index, progress=None if progress is None else
                                 (lambda d, t: progress(d / max(t, 1))), kept_as=kept_as)
             if self._unkept is not None and len(self.index.feats) >= self._size:
