@@ -25,8 +25,9 @@ FREEZE_AT = 50_000  # objects tracked since the pause began
 
 
 @contextlib.contextmanager
-def paused() -> Iterator[None]:
-    """Pause the cyclic GC for the block; freeze what it built if that was a lot."""
+def paused(*, always_freeze: bool = False) -> Iterator[None]:
+    """Pause the cyclic GC for the block; freeze what it built if that was a lot
+    (``always_freeze``: whatever it built, for objects that live as long as the process)."""
     if not gc.isenabled():  # an outer pause is in charge
         yield
         return
@@ -34,7 +35,10 @@ def paused() -> Iterator[None]:
     try:
         yield
     finally:
-        settle()
+        if always_freeze:
+            gc.freeze()
+        else:
+            settle()
         gc.enable()
 
 
@@ -46,17 +50,8 @@ def settle() -> None:
         gc.freeze()
 
 
-@contextlib.contextmanager
-def start_up() -> Iterator[None]:
+def start_up() -> contextlib.AbstractContextManager[None]:
     """The program's start-up (importing the CLI): its objects (modules, functions,
     classes) live as long as the process, so no collection runs while they are built,
     and they are frozen once built (no later collection walks them)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
+    return paused(always_freeze=True)
