@@ -115,7 +115,7 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
     selected = _selected(library, keys)
     new_text: dict[int, str] = {}  # id(record) -> its text in the form, when not its own
     for f in library.failed:
-        out.skipped.append(Skipped(f.line, None, f"a block pubcli cannot read, kept as it is: "
+        out.skipped.append(Skipped(f.line, None, f"a block pubcli cannot read: "
                                                  f"{f.reason}"))
     changed_of: dict[int, dict[str, str | None]] = {}
     fast = canonical_re(form, indent, nl)
