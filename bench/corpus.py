@@ -121,6 +121,9 @@ _WILD = {LETTERS: r"\S{0,40}?[^\W_]\S{0,40}?",  # a command's name or logo: some
 
 
 def _fold(text: str) -> str:
+    # an accent TeX prints alone ({\'{}ees} -> ´ees, {\~{}} -> ˜: a modifier symbol outside
+    # ASCII) is part of the word it stands in, not a space between two
+    text = "".join(c for c in text if c.isascii() or unicodedata.category(c) != "Sk")
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 

@@ -23,6 +23,14 @@ def test_the_same_word_however_written_folds_to_one_form():
     assert {fold(f) for f in forms} == {"godel"}
 
 
+def test_an_accent_printed_alone_folds_away_and_splits_no_word():
+    # TeX prints {\'{}ees} as ´ees and {\~{}} as ˜: the word stays one word
+    assert fold("Journ\u00b4ees") == fold("Journées") == "journees"
+    assert fold("Gda\u00b4nsk") == "gdansk"
+    assert fold("Mar\u0101\u1e6dh\u00af\u0131") == "marathi"
+    assert fold("caf\u00e9 x^2 `q'") == "cafe x^2 `q'"  # ASCII symbols stay what they are
+
+
 def test_other_scripts_are_kept_and_only_case_folded():
     assert fold("Анализ") == "анализ"
     assert fold("日本語") == "日本語"

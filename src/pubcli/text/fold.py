@@ -2,7 +2,8 @@
 names, slugs and the matcher compare ("Sørensen", "S{\\o}rensen" once read, "Sorensen"
 -> "sorensen"; "Réseaux" -> "reseaux"; "Straße" -> "strasse").
 
-A letter is decomposed (NFKD) and its combining marks dropped; the letters Unicode does not
+A letter is decomposed (NFKD) and its combining marks dropped, and so is an accent
+printed alone (a modifier symbol outside ASCII: ´ ˜ ¯); the letters Unicode does not
 decompose into a base letter (ø, ł, æ, ß, đ, þ, ı...) are written out as their usual Latin
 transliteration; then the text is case-folded. Only :mod:`pubcli.text` normalises Unicode.
 """
@@ -28,6 +29,10 @@ class _Unaccented(dict):
     def __missing__(self, code: int) -> str:
         ch = chr(code)
         out = _LETTERS.get(ch)
+        if out is None and code > 127 and unicodedata.category(ch) == "Sk":
+            # an accent printed alone (TeX's ``\'{}``, ``\~{}``: ´ ˜ ¯ ¨ ˇ ...) is an
+            # accent, not a space: "Journ´ees" folds as "Journées" (NFKD would give a space)
+            out = ""
         if out is None:
             out = "".join(c for c in unicodedata.normalize("NFKD", ch)
                           if not unicodedata.combining(c))
