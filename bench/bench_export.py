@@ -32,13 +32,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import procs
+from procs import timed
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -51,18 +53,6 @@ def ensure_library(n: int) -> Path:
     from gen_library import ensure_library as generate
 
     return generate(n, OUT)
-
-
-def timed(args: list[str], env: dict) -> tuple[float, float]:
-    """(wall seconds, child CPU seconds) of one process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
 
 
 def in_process(path: Path, fmt: str) -> dict[str, float]:
@@ -106,15 +96,8 @@ def _digest(path: Path) -> str:
 
 
 def memory_main(args: argparse.Namespace) -> None:
-    sides = {"B": HERE.parent / "src"}
-    if args.baseline:
-        base = args.baseline / "src" if (args.baseline / "src" / "pubcli").is_dir() \
-            else args.baseline
-        if not (base / "pubcli").is_dir():
-            raise SystemExit(f"--baseline {args.baseline}: no pubcli package there")
-        sides = {"A": base, **sides}
-    env0 = {k: v for k, v in os.environ.items()
-            if k not in ("PYTHONDONTWRITEBYTECODE", "PUBCLI_NO_CACHE", "PUBCLI_LIBRARY")}
+    sides = procs.sides(HERE.parent / "src", args.baseline)
+    env0 = procs.child_env()
     samples: dict[tuple[int, str, str], list[tuple[float, float]]] = {}
     differ: list[str] = []
     with tempfile.TemporaryDirectory(prefix="pubcli-export-memory-") as tmp:

@@ -116,15 +116,10 @@ def ratio_main(args: argparse.Namespace) -> None:
 
     listings = LISTINGS if not args.only else \
         {name: LISTINGS[name] for name in (n.strip() for n in args.only.split(","))}
-    sides = {"B": ROOT / "src"}
-    if args.baseline:
-        base = args.baseline / "src" if (args.baseline / "src" / "pubcli").is_dir() \
-            else args.baseline
-        if not (base / "pubcli").is_dir():
-            raise SystemExit(f"--baseline {args.baseline}: no pubcli package there")
-        sides = {"A": base, **sides}
-    env0 = {k: v for k, v in os.environ.items()
-            if k not in ("PYTHONDONTWRITEBYTECODE", "PUBCLI_NO_CACHE", "PUBCLI_LIBRARY")}
+    import procs
+
+    sides = procs.sides(ROOT / "src", args.baseline)
+    env0 = procs.child_env()
     env0["NO_COLOR"] = "1"
     cpu: dict[str, dict[str, list[float]]] = {}
     rss: dict[str, dict[str, list[float]]] = {}

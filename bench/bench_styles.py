@@ -59,6 +59,7 @@ from pubcli.exporters import pandoc  # noqa: E402
 from pubcli.schema.inherit import publications  # noqa: E402
 from pubcli.exporters.styles import STYLE_DIR, STYLES  # noqa: E402
 from style_whys import print_why_table, why, why_table  # noqa: E402
+from procs import timed  # noqa: E402
 
 _ENTRY = re.compile(r'<div id="ref-([^"]*)" class="csl-entry"[^>]*>(.*?)</div>\s*(?=<div id="ref-|</div>\s*$)',
                     re.S)
@@ -286,20 +287,6 @@ def agreement(files: list[Path], styles: list[str], show: int,
     return result
 
 
-def _timed(args: list[str], env: dict) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the process and its pandoc children)."""
-    import resource
-    import subprocess
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(args, env=env, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
 def timings(sizes: list[int], styles: list[str], runs: int, seeds: list[int]) -> dict:
     """Whole `pubcli export html --style S` processes: cold (empty cache), warm (cache
     filled), and after one entry changed (its year formatted again); medians of CPU
@@ -325,14 +312,14 @@ def timings(sizes: list[int], styles: list[str], runs: int, seeds: list[int]) ->
                         work.write_text(text, encoding="utf-8")
                         cmd = [sys.executable, "-m", "pubcli", "export", "html", "--style", name,
                                "-o", str(Path(tmp) / "page.html"), "-l", str(work)]
-                        cold.append(_timed(cmd, env))
-                        warm.append(_timed(cmd, env))
+                        cold.append(timed(cmd, env))
+                        warm.append(timed(cmd, env))
                         # one entry changed: the first title gets a word more
                         m = re.search(r"title\s*=\s*\{", text)
                         assert m
                         work.write_text(text[:m.end()] + f"Changed{r} " + text[m.end():],
                                         encoding="utf-8")
-                        changed.append(_timed(cmd, env))
+                        changed.append(timed(cmd, env))
                 key = f"{name} n={n} seed={seed}"
                 out[key] = {k: {"wall": round(statistics.median(w for w, _ in v), 2),
                                 "cpu": round(statistics.median(c for _, c in v), 2)}
