@@ -178,3 +178,29 @@ def test_a_changed_module_makes_the_caches_stale(tmp_path, monkeypatch):
     assert parses == [1]  # the code changed: parsed again, the cache never served
     store.load(path)
     assert parses == [1]
+
+
+def test_a_load_for_fmt_has_the_fields_as_written_from_the_cache_as_a_parse_gives_them(
+        tmp_path):
+    """``pubcli fmt`` rewrites entries from their fields as written: a warm load that
+    asks for them (``written=True``) gets them from the parse cache as a fresh parse
+    gives them; an entry a save packed again (the one it rewrote, the one after a cut)
+    has none (fmt reads its text again), and the saves' deltas keep the others'."""
+    path = big_library(tmp_path)
+    store.load(path)  # writes the base
+    with store.transaction(path) as lib:
+        lib.replace("k10", lib["k10"].copy(fields={**lib["k10"].fields, "note": "new"}))
+        lib.remove("k11")
+    fresh = store.load(path, use_cache=False, written=True)
+    warm = store.load(path, written=True)
+    assert warm.document.cached
+    kept = {r.key: r.source.fields for r in warm}
+    assert kept["k10"] is None
+    assert all(kept[r.key] in (None, r.source.fields) for r in fresh)
+    assert sum(w is None for w in kept.values()) <= 3
+    assert kept["k13"] == (("title", "{Title number 13 about M{\\\"u}ller and {GPU}s}"),
+                           ("author", "{Doe, Jane and Roe, Richard and {\\'E}mile Zola}"),
+                           ("journal", "jcs"), ("year", "2003"),
+                           ("keywords", "{Area 1}"), ("abstract", "{" + "words " * 40 + "}"))
+    assert snapshot(warm) == snapshot(fresh)
+    assert all(r.source.fields is None for r in store.load(path))  # only when asked for

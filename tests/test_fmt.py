@@ -345,7 +345,8 @@ def test_the_default_form_is_the_layout_pubcli_always_wrote():
 @given(form=FORMS, seed=st.integers(0, 10**6))
 def test_fields_kept_by_the_reader_give_the_same_text_as_reading_the_entry_again(form, seed):
     """pubcli fmt keeps how fields were written from the load (Source.fields) when the
-    file is parsed; from the parse cache it reads each entry again: same text."""
+    file is parsed or the parse cache kept them; for an entry the cache has none of (a
+    save packed it again) it reads the entry again: same text."""
     from dataclasses import replace
 
     text = generate(random.Random(seed), 12)

@@ -102,7 +102,7 @@ def _load(path: Path, data: bytes, text: str, bom: bool, use_cache: bool,
     if big:
         hashed = cache.hash_of(data)
         digest = hashed.hexdigest()
-        got = cache.read_parse(path, digest, len(data))
+        got = cache.read_parse(path, digest, len(data), written)
         if got is not None:
             parsed, frames = got
     from_cache = parsed is not None

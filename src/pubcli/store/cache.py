@@ -12,11 +12,14 @@ changes one entry appends a few hundred bytes instead of rewriting the whole
 cache; when deltas pile up, the next save writes a new base.
 
 * the parse cache (``.marshal``): one item per record (key, type, its fields as
-  marshal bytes of their own, and where its text sits, relative to the entry
-  before it, so that an edit moves nothing else), plus the kept-verbatim blocks,
-  macros and newline. A record read from it gets its fields when first asked for
-  (:class:`Shelved`): a command that reads a few records' fields (``add``, ``tag``,
-  ``edit``) does not pay for the other hundred thousand;
+  marshal bytes of their own, where its text sits, relative to the entry
+  before it, so that an edit moves nothing else, and its fields as written, marshal
+  bytes too, when known), plus the kept-verbatim blocks, macros and newline. A record
+  read from it gets its fields when first asked for (:class:`Shelved`): a command that
+  reads a few records' fields (``add``, ``tag``, ``edit``) does not pay for the other
+  hundred thousand. The fields as written are kept only by a load that asks for them
+  (``pubcli fmt``, which rewrites entries from them: :class:`ShelvedSource`), and read
+  only for the entries it rewrites;
 * the display cache (``.rows``): one display row per record
   (:mod:`pubcli.text.display`), filled the first time a listing needs them all, then
   kept up to date by saves, which recompute the rows of changed entries only.
@@ -42,7 +45,7 @@ from pubcli.local.cachedir import cache_dir, cache_file, disabled
 from pubcli.local.cachedir import private as _private
 from pubcli.schema.model import Record
 
-CACHE_FORMAT = 8
+CACHE_FORMAT = 9  # 9: the fields as written in each item
 MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip
 MAX_FRAMES = 24         # deltas after a base before a save writes a new base
 _HEAD = struct.Struct("<II")  # payload length, CRC-32 of the payload
@@ -239,6 +242,36 @@ class Shelved(Record):
         raise AttributeError(name)
 
 
+_WRITTEN = bibtex.Source.__dict__["fields"]  # the slot: unset until a ShelvedSource's is read
+
+
+class ShelvedSource(bibtex.Source):
+    """The source of a record read from the parse cache by a load that keeps the fields
+    as written (``store.load(written=True)``): they stay marshal bytes (``_written``,
+    b"" when the cache did not know them) until first asked for, as a
+    :class:`Shelved` record's fields do. Everything else is a plain Source's."""
+
+    __slots__ = ("_written",)
+    _written: bytes
+
+    def __getattr__(self, name: str) -> Any:  # only called for an unset slot
+        if name == "fields":
+            fields = marshal.loads(self._written) if self._written else None
+            _WRITTEN.__set__(self, fields)
+            self._written = b""
+            return fields
+        raise AttributeError(name)
+
+
+def packed_written(src: bibtex.Source) -> bytes:
+    """``src``'s fields as written as the parse cache keeps them (b"": not known)."""
+    try:
+        fields = _WRITTEN.__get__(src)
+    except AttributeError:
+        return src._written  # type: ignore[attr-defined, no-any-return]
+    return marshal.dumps(fields) if fields is not None else b""
+
+
 def packed_fields(rec: Record) -> bytes:
     """``rec``'s fields as the parse cache keeps them (a shelved record's bytes as read,
     when its fields were never asked for)."""
@@ -277,18 +310,21 @@ def pack_records(records: list[Record], text: str,
             prev_end, lines_before = 0, 0
         out[i] = (rec.key, rec.type, packed_fields(rec), src.start - prev_end,
                   src.end - src.start, rec.line - 1 - lines_before, own_lines,
-                  src.type_written, src.key_written, src.read_only)
+                  src.type_written, src.key_written, src.read_only, packed_written(src))
         prev_i, prev_lines = i, own_lines
     return out
 
 
-def unpack_records(items: list, newline: str) -> list[Record]:
+def unpack_records(items: list, newline: str, written: bool = False) -> list[Record]:
+    """The records of the parse cache's ``items``; ``written``: their sources keep the
+    fields as written (:class:`ShelvedSource`), else they are not kept (None)."""
     records: list[Record] = []
     append = records.append
     Source = bibtex.Source
     new = Shelved.__new__
+    new_source = ShelvedSource.__new__
     pos = line = 0  # end of the previous entry; newlines before it
-    for key, etype, packed, gap, length, gap_lines, own_lines, tw, kw, ro in items:
+    for key, etype, packed, gap, length, gap_lines, own_lines, tw, kw, ro, ww in items:
         start = pos + gap
         pos = start + length
         line += gap_lines
@@ -297,7 +333,13 @@ def unpack_records(items: list, newline: str) -> list[Record]:
         rec.type = etype
         rec._packed = packed
         rec.line = line + 1
-        rec.source = Source(start, pos, tw, kw, None, newline, ro)
+        if written:
+            src = new_source(ShelvedSource)
+            src.start, src.end, src.type_written, src.key_written = start, pos, tw, kw
+            src.newline, src.read_only, src._written = newline, ro, ww
+            rec.source = src
+        else:
+            rec.source = Source(start, pos, tw, kw, None, newline, ro)
         rec.row = None
         append(rec)
         line += own_lines
@@ -317,15 +359,18 @@ def unpack_meta(meta: tuple) -> tuple[list[bibtex.Failed], list, dict[str, str],
             newline)
 
 
-def read_parse(path: Path, digest: str, size: int) -> tuple[bibtex.Parsed, int] | None:
+def read_parse(path: Path, digest: str, size: int,
+               written: bool = False) -> tuple[bibtex.Parsed, int] | None:
+    """The parse cache's reading of the version ``digest`` of the file and its frame
+    count; ``written``: the records' sources keep the fields as written."""
     got = read_parse_items(path, digest, size)
     if got is None:
         return None
     items, meta, nframes = got
     try:
         failed, warnings, macros, newline = meta
-        return bibtex.Parsed(unpack_records(items, newline), failed, warnings, macros,
-                             newline), nframes
+        return bibtex.Parsed(unpack_records(items, newline, written), failed, warnings,
+                             macros, newline), nframes
     except (TypeError, ValueError):
         return None
 
