@@ -211,18 +211,23 @@ def format_written(raw: str, src: Source, form: Form, macros: Mapping[str, str],
 
 
 def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str],
-                    indent: str = "  ", newline: str = "\n") -> Rewritten | None:
+                    indent: str = "  ", newline: str = "\n",
+                    as_written: tuple[tuple[str, str], ...] | None = None
+                    ) -> Rewritten | None:
     """An entry read from a file, ``raw`` its text, rewritten in ``form``: what each
     value reads as is kept (macros, ``#`` concatenations and numbers as written, a
     quoted value braced or a braced one quoted where BibTeX reads it the same), except
     the normalisations the form asks for (:func:`normalise`, the month macro, dropped
-    fields); the key as written. None when the entry cannot be rewritten (read-only,
-    or not one entry BibTeX reads whole)."""
+    fields); the key as written. ``as_written``: its fields as written when known (else
+    ``src.fields``, else they are read from ``raw``). None when the entry cannot be
+    rewritten (read-only, or not one entry BibTeX reads whole)."""
     if src.read_only:
         return None
     lower = form.lowercase
-    if src.fields is not None:  # as the reader found them in this text
-        fields: tuple[tuple[str, str], ...] = src.fields
+    if as_written is None:
+        as_written = src.fields
+    if as_written is not None:  # as the reader found them in this text
+        fields: tuple[tuple[str, str], ...] = as_written
         # one token unless a '#' joins several (a '#' inside braces or quotes asks)
         single = "#" not in raw  # every value one token
         values: tuple[list[tuple[str, str]] | None, ...] = (None,) * len(fields) \

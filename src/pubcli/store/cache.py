@@ -19,7 +19,7 @@ cache; when deltas pile up, the next save writes a new base.
   reads a few records' fields (``add``, ``tag``, ``edit``) does not pay for the other
   hundred thousand. The fields as written are kept only by a load that asks for them
   (``pubcli fmt``, which rewrites entries from them: :class:`ShelvedSource`), and read
-  only for the entries it rewrites;
+  (:func:`written_of`) only for the entries it rewrites;
 * the display cache (``.rows``): one display row per record
   (:mod:`pubcli.text.display`), filled the first time a listing needs them all, then
   kept up to date by saves, which recompute the rows of changed entries only.
@@ -242,34 +242,54 @@ class Shelved(Record):
         raise AttributeError(name)
 
 
-_WRITTEN = bibtex.Source.__dict__["fields"]  # the slot: unset until a ShelvedSource's is read
+class ShelvedKept(Shelved):
+    """A shelved record of a load that keeps the fields as written (``pubcli fmt``'s,
+    which rewrites the file and then the cache): its packed fields are kept once read
+    (``_read`` is the dict made from them), so that the cache written after the
+    rewrite takes them as they are for a record whose fields are still that dict,
+    instead of packing them again (records are never edited in place: an edit makes
+    a new record, a new reading a new dict)."""
 
-
-class ShelvedSource(bibtex.Source):
-    """The source of a record read from the parse cache by a load that keeps the fields
-    as written (``store.load(written=True)``): they stay marshal bytes (``_written``,
-    b"" when the cache did not know them) until first asked for, as a
-    :class:`Shelved` record's fields do. Everything else is a plain Source's."""
-
-    __slots__ = ("_written",)
-    _written: bytes
+    __slots__ = ("_read",)
+    _read: dict[str, str]
 
     def __getattr__(self, name: str) -> Any:  # only called for an unset slot
         if name == "fields":
-            fields = marshal.loads(self._written) if self._written else None
-            _WRITTEN.__set__(self, fields)
-            self._written = b""
+            fields = marshal.loads(self._packed)
+            _FIELDS.__set__(self, fields)
+            self._read = fields
             return fields
         raise AttributeError(name)
 
 
+class ShelvedSource(bibtex.Source):
+    """The source of a record read from the parse cache by a load that keeps the fields
+    as written (``store.load(written=True)``): ``fields`` is None, and they stay marshal
+    bytes (``_written``, b"" when the cache did not know them) until
+    :func:`written_of` reads them, for the entries ``pubcli fmt`` rewrites. (No
+    ``__getattr__`` here, unlike :class:`Shelved`: it would slow every attribute
+    read of every source.) A record given a new source (a rewrite) leaves them
+    behind with the old one."""
+
+    __slots__ = ("_written",)
+    _written: bytes
+
+
+def written_of(src: bibtex.Source) -> tuple[tuple[str, str], ...] | None:
+    """(name, value) as written of the entry whose source ``src`` is: as the reader kept
+    them, or as the parse cache did (:class:`ShelvedSource`); None when neither did."""
+    if src.fields is not None:
+        return src.fields
+    if type(src) is ShelvedSource and src._written:
+        return marshal.loads(src._written)  # type: ignore[no-any-return]
+    return None
+
+
 def packed_written(src: bibtex.Source) -> bytes:
     """``src``'s fields as written as the parse cache keeps them (b"": not known)."""
-    try:
-        fields = _WRITTEN.__get__(src)
-    except AttributeError:
-        return src._written  # type: ignore[attr-defined, no-any-return]
-    return marshal.dumps(fields) if fields is not None else b""
+    if src.fields is not None:
+        return marshal.dumps(src.fields)
+    return src._written if type(src) is ShelvedSource else b""
 
 
 def packed_fields(rec: Record) -> bytes:
@@ -279,6 +299,8 @@ def packed_fields(rec: Record) -> bytes:
         fields = _FIELDS.__get__(rec)
     except AttributeError:
         return rec._packed  # type: ignore[attr-defined, no-any-return]
+    if type(rec) is ShelvedKept and fields is getattr(rec, "_read", None):
+        return rec._packed
     return marshal.dumps(fields)
 
 
@@ -317,26 +339,26 @@ def pack_records(records: list[Record], text: str,
 
 def unpack_records(items: list, newline: str, written: bool = False) -> list[Record]:
     """The records of the parse cache's ``items``; ``written``: their sources keep the
-    fields as written (:class:`ShelvedSource`), else they are not kept (None)."""
+    fields as written (:class:`ShelvedSource`), else they are not kept (None), and
+    they keep their packed fields once read (:class:`ShelvedKept`)."""
     records: list[Record] = []
     append = records.append
     Source = bibtex.Source
-    new = Shelved.__new__
-    new_source = ShelvedSource.__new__
+    kind = ShelvedKept if written else Shelved
+    new = kind.__new__
     pos = line = 0  # end of the previous entry; newlines before it
     for key, etype, packed, gap, length, gap_lines, own_lines, tw, kw, ro, ww in items:
         start = pos + gap
         pos = start + length
         line += gap_lines
-        rec = new(Shelved)
+        rec = new(kind)
         rec.key = key
         rec.type = etype
         rec._packed = packed
         rec.line = line + 1
         if written:
-            src = new_source(ShelvedSource)
-            src.start, src.end, src.type_written, src.key_written = start, pos, tw, kw
-            src.newline, src.read_only, src._written = newline, ro, ww
+            src = ShelvedSource(start, pos, tw, kw, None, newline, ro)
+            src._written = ww
             rec.source = src
         else:
             rec.source = Source(start, pos, tw, kw, None, newline, ro)

@@ -29,6 +29,7 @@ from pubcli import bibtex
 from pubcli.local import gcpause
 from pubcli.bibtex.form import canonical_re, values_in_form
 from pubcli.errors import NotFound, ValidationError
+from pubcli.store.cache import written_of
 from pubcli.store.library import Library
 from pubcli.schema.model import Record
 
@@ -144,7 +145,7 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
             if m is not None and m.end() == end and (plain or values_in_form(rec.fields, form)):
                 continue  # in the form already
         raw = text[start:end]
-        done = rewrite(raw, src, form, macros, indent, nl)
+        done = rewrite(raw, src, form, macros, indent, nl, written_of(src))
         if done is None:
             unread.add(id(rec))
             out.skipped.append(Skipped(rec.line, rec.key, "BibTeX does not read its text as "
