@@ -226,19 +226,18 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
     lower = form.lowercase
     if as_written is None:
         as_written = src.fields
+    values: tuple[list[tuple[str, str]] | None, ...] | None = None  # None: one token each
     if as_written is not None:  # as the reader found them in this text
         fields: tuple[tuple[str, str], ...] = as_written
         # one token unless a '#' joins several (a '#' inside braces or quotes asks)
         single = "#" not in raw  # every value one token
-        values: tuple[list[tuple[str, str]] | None, ...] = (None,) * len(fields) \
-            if single else tuple(None if "#" not in w or _single(w) else _SEVERAL
-                                         for _, w in fields)
+        if not single:
+            values = tuple(None if "#" not in w or _single(w) else _SEVERAL for _, w in fields)
         type_written = src.type_written if lower else _type_as_written(raw)
     elif (m := _ENTRY_FAST_RE.match(raw)) is not None and m.end() == len(raw) \
             and m.group(1).lower() not in _SPECIAL:
         # the common shapes, every value one token: read_entry's fast reading, inline
         fields = tuple(_FIELD_PAIRS_RE.findall(raw, m.end(2), m.end()))
-        values = (None,) * len(fields)
         type_written, single = m.group(1), True
     else:
         entry = read_entry(raw)
@@ -248,7 +247,29 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
         single = all(v is None for v in values)
     indent = form.indent if form.indent is not None else indent
     changed: dict[str, str | None] = {}
-    pairs: Iterable[tuple[tuple[str, str], list[tuple[str, str]] | None]] = zip(fields, values, strict=True)
+    etype = src.type_written.lower() if lower else type_written
+    key = src.key_written
+    opener, closer = ("{", "}") if "}" not in key else ("(", ")")
+    head = f"@{etype}{opener}{key},"
+    plain = not (form.quotes or form.pages or form.bare_doi or form.encoding or form.protect)
+    if plain and single and lower and not (form.order or form.align or form.drop):
+        # the common case: lines made at once, a braced value that is not a month, or a
+        # number, as written
+        lines = []
+        for name, written in fields:
+            lname = name.lower()
+            c = written[0]
+            lines.append(f"{lname} = {written}" if c == "{" and lname != "month"
+                         or "0" <= c <= "9"
+                         else f"{lname} = "
+                              f"{_value_in_form(lname, written, None, form, macros, changed)}")
+        if not lines:
+            return Rewritten(head + newline + closer, changed)
+        sep = "," + newline + indent
+        return Rewritten(head + newline + indent + sep.join(lines)
+                         + ("," if form.trailing_comma else "") + newline + closer, changed)
+    pairs: Iterable[tuple[tuple[str, str], list[tuple[str, str]] | None]] = zip(
+        fields, values if values is not None else (None,) * len(fields), strict=True)
     if form.drop:
         drop = form.drop
         kept = []
@@ -259,46 +280,11 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
             else:
                 kept.append(pair)
         pairs = kept
-
-    def value_in_form(lname: str, written: str, tokens: list[tuple[str, str]] | None) -> str:
-        c = written[0]
-        if tokens is None and c in '{"' or tokens is not None and len(tokens) == 1 \
-                and tokens[0][0] == "{":
-            value = written[1:-1] if tokens is None else tokens[0][1]
-            new, reading = _string_value(lname, value, form, macros)
-            if reading != value and lname not in changed:
-                changed[lname] = reading
-            return new
-        if lname == "month" and form.months and tokens is None and c not in "0123456789" \
-                and written.lower() in MONTH_MACROS and written.lower() not in macros:
-            return written.lower()
-        return written  # a number, a macro, a concatenation: as written
-
-    etype = src.type_written.lower() if lower else type_written
-    key = src.key_written
-    opener, closer = ("{", "}") if "}" not in key else ("(", ")")
-    head = f"@{etype}{opener}{key},"
-    plain = not (form.quotes or form.pages or form.bare_doi or form.encoding or form.protect)
     if plain and not (form.order or form.align):
-        # the common case: lines made at once, a braced value that is not a month as written
-        if single and lower and not form.drop:
-            # a braced value that is not a month, or a number, stays as written
-            lines = []
-            for name, written in fields:
-                lname = name.lower()
-                c = written[0]
-                lines.append(f"{lname} = {written}" if c == "{" and lname != "month"
-                             or "0" <= c <= "9"
-                             else f"{lname} = {value_in_form(lname, written, None)}")
-            if not lines:
-                return Rewritten(head + newline + closer, changed)
-            sep = "," + newline + indent
-            return Rewritten(head + newline + indent + sep.join(lines)
-                             + ("," if form.trailing_comma else "") + newline + closer, changed)
         lines = [f"{indent}{lname if lower else name} = {written},"
                  if (lname := name.lower()) != "month" and tokens is None and written[0] == "{"
                  else f"{indent}{lname if lower else name} = "
-                      f"{value_in_form(lname, written, tokens)},"
+                      f"{_value_in_form(lname, written, tokens, form, macros, changed)},"
                  for (name, written), tokens in pairs]
         if lines and not form.trailing_comma:
             lines[-1] = lines[-1][:-1]
@@ -306,10 +292,29 @@ def rewrite_written(raw: str, src: Source, form: Form, macros: Mapping[str, str]
     items = []
     for (name, written), tokens in pairs:
         lname = name.lower()
-        items.append((lname if lower else name, value_in_form(lname, written, tokens)))
+        items.append((lname if lower else name,
+                      _value_in_form(lname, written, tokens, form, macros, changed)))
     if form.order:
         items = [items[i] for i in ordered([n for n, _ in items], form)]
     return Rewritten(newline.join([head, *_field_lines(items, indent, form), closer]), changed)
+
+
+def _value_in_form(lname: str, written: str, tokens: list[tuple[str, str]] | None, form: Form,
+                   macros: Mapping[str, str], changed: dict[str, str | None]) -> str:
+    """One value as written (``tokens``: its tokens, None for one token) in ``form``; a
+    reading it changes goes into ``changed`` (the first one of a name)."""
+    c = written[0]
+    if tokens is None and c in '{"' or tokens is not None and len(tokens) == 1 \
+            and tokens[0][0] == "{":
+        value = written[1:-1] if tokens is None else tokens[0][1]
+        new, reading = _string_value(lname, value, form, macros)
+        if reading != value and lname not in changed:
+            changed[lname] = reading
+        return new
+    if lname == "month" and form.months and tokens is None and c not in "0123456789" \
+            and written.lower() in MONTH_MACROS and written.lower() not in macros:
+        return written.lower()
+    return written  # a number, a macro, a concatenation: as written
 
 
 def canonical_re(form: Form, indent: str, newline: str) -> re.Pattern[str] | None:

@@ -22,6 +22,7 @@ unreadable block is a fence. A ``crossref`` parent stays after the entries that 
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -156,7 +157,8 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
             changes.append(Change(rec, rec.line, raw, done.text, tuple(changed)))
             if not moving:  # the entry's own edit
                 edits.append(((start, end, done.text),
-                              [(rec.key, rec.type, _reading(rec.fields, changed))]))
+                              [(rec.key, rec.type, _reading(rec.fields, changed)
+                                if changed else rec.fields)]))
                 continue
             new_text[id(rec)] = done.text
             if changed:
@@ -191,11 +193,14 @@ def _plan(library: Library, form: bibtex.Form, keys: list[str] | None,
                               [(rec.key, rec.type, _reading(rec.fields, changed_of.get(id(rec))))]))
     elif form.blank_lines is not None and keys is None:
         _gaps(library.records, text, gap, edits, out.spacing)
-    edits.sort(key=lambda e: (e[0][0], e[0][1]))
+    edits.sort(key=_span)  # (no two edits of one span: the order of (start, end))
     out.edits = [e for e, _ in edits]
     out._expected = [x for _, x in edits]
     out.skipped.sort(key=lambda s: s.line)
     return out
+
+
+_span = operator.itemgetter(0)  # an edit's (start, end, new text)
 
 
 def _gaps(records: list[Record], text: str, gap: str,
@@ -203,6 +208,7 @@ def _gaps(records: list[Record], text: str, gap: str,
     """The edits that make the white space between two entries of a run (only white
     space between them, neither read-only: :func:`_runs`) the form's ``gap``."""
     prev = None
+    size = len(gap)
     for rec in records:
         src = rec.source
         if src is None or src.read_only:
@@ -210,7 +216,8 @@ def _gaps(records: list[Record], text: str, gap: str,
             continue
         if prev is not None:
             s, e = prev.end, src.start
-            if text[s:e] != gap and not text[s:e].strip(" \t\r\n"):
+            if not (e - s == size and text.startswith(gap, s)) \
+                    and not text[s:e].strip(" \t\r\n"):
                 edits.append(((s, e, gap), []))
                 spacing.append(rec.line)
         prev = src
