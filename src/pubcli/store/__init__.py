@@ -435,8 +435,13 @@ def rewrite(library: Library, edits: list[tuple[int, int, str]],
     if not edits:
         return
     text = rewrite_text(library, edits, expected)
-    data = (UTF8_BOM if library.document.bom else b"") + text.encode("utf-8")
-    old = _bytes_now(path)
+    doc = library.document
+    data = (UTF8_BOM if doc.bom else b"") + text.encode("utf-8")
+    # the file as loaded (a transaction's), when it is what is there now: its digest is
+    # known (the journal need not hash it again)
+    loaded = doc.data if doc.data is not None and holds(path, doc.data) else None
+    old = loaded if loaded is not None else _bytes_now(path)
+    old_digest = doc.digest if loaded is not None else None
     atomic_write(path, data)
     # a parse cache that held the file is kept warm (none is made: the next load does)
     again = place_rewritten(library, text, edits, expected) if library.document.cached \
@@ -447,7 +452,8 @@ def rewrite(library: Library, edits: list[tuple[int, int, str]],
                             ([], again) if len(again) * 4 <= len(library.records) else None)
     library.document.data = None  # (a transaction's bytes as loaded are not these)
     journal.record(path, old, data,  # for pubcli undo, as every other write
-                   new_digest=library.document.digest if again is not None else None)
+                   new_digest=library.document.digest if again is not None else None,
+                   old_digest=old_digest)
     _commit_if_wanted(path)
 
 
