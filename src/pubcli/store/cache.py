@@ -12,14 +12,17 @@ changes one entry appends a few hundred bytes instead of rewriting the whole
 cache; when deltas pile up, the next save writes a new base.
 
 * the parse cache (``.marshal``): one item per record (key, type, its fields as
-  marshal bytes of their own, where its text sits, relative to the entry
-  before it, so that an edit moves nothing else, and its fields as written, marshal
-  bytes too, when known), plus the kept-verbatim blocks, macros and newline. A record
-  read from it gets its fields when first asked for (:class:`Shelved`): a command that
-  reads a few records' fields (``add``, ``tag``, ``edit``) does not pay for the other
-  hundred thousand. The fields as written are kept only by a load that asks for them
-  (``pubcli fmt``, which rewrites entries from them: :class:`ShelvedSource`), and read
-  (:func:`written_of`) only for the entries it rewrites;
+  marshal bytes of their own, and where its text sits, relative to the entry
+  before it, so that an edit moves nothing else), plus the kept-verbatim blocks,
+  macros and newline. A record read from it gets its fields when first asked for
+  (:class:`Shelved`): a command that reads a few records' fields (``add``, ``tag``,
+  ``edit``) does not pay for the other hundred thousand;
+* beside it, the fields as written (``.written``, one item per record, marshal bytes),
+  written with a base of the parse cache made from a parse, never by a save (a save's
+  delta leaves it behind: it no longer names the file's digest, and is not read).
+  Only ``pubcli fmt`` reads it (``store.load(written=True)``: :class:`ShelvedSource`,
+  :func:`written_of`), and only when it rewrites an entry: other commands, and a
+  ``fmt --check`` of a formatted file, never pay for it;
 * the display cache (``.rows``): one display row per record
   (:mod:`pubcli.text.display`), filled the first time a listing needs them all, then
   kept up to date by saves, which recompute the rows of changed entries only.
@@ -45,7 +48,7 @@ from pubcli.local.cachedir import cache_dir, cache_file, disabled
 from pubcli.local.cachedir import private as _private
 from pubcli.schema.model import Record
 
-CACHE_FORMAT = 9  # 9: the fields as written in each item
+CACHE_FORMAT = 8
 MIN_BYTES = 256 * 1024  # below this, parsing is faster than a cache round trip
 MAX_FRAMES = 24         # deltas after a base before a save writes a new base
 _HEAD = struct.Struct("<II")  # payload length, CRC-32 of the payload
@@ -262,34 +265,50 @@ class ShelvedKept(Shelved):
         raise AttributeError(name)
 
 
+class WrittenShelf:
+    """The fields as written of one version of a library (its digest and size, its
+    ``count`` records), read from the ``.written`` cache file the first time one is
+    asked for; b"" for a record it does not hold (or when the file does not hold
+    this version)."""
+
+    __slots__ = ("path", "digest", "size", "count", "items")
+
+    def __init__(self, path: Path, digest: str, size: int, count: int) -> None:
+        self.path, self.digest, self.size, self.count = path, digest, size, count
+        self.items: list | None = None
+
+    def packed(self, index: int) -> bytes:
+        if self.items is None:
+            got = Journal(self.path, ".written").read(self.digest, self.size)
+            self.items = got[0] if got is not None and len(got[0]) == self.count else []
+        item = self.items[index] if index < len(self.items) else b""
+        return item if isinstance(item, bytes) else b""
+
+
 class ShelvedSource(bibtex.Source):
     """The source of a record read from the parse cache by a load that keeps the fields
-    as written (``store.load(written=True)``): ``fields`` is None, and they stay marshal
-    bytes (``_written``, b"" when the cache did not know them) until
-    :func:`written_of` reads them, for the entries ``pubcli fmt`` rewrites. (No
-    ``__getattr__`` here, unlike :class:`Shelved`: it would slow every attribute
-    read of every source.) A record given a new source (a rewrite) leaves them
-    behind with the old one."""
+    as written (``store.load(written=True)``): ``fields`` is None, and they are
+    read (:func:`written_of`) from the record's place (``_index``) on the library's
+    :class:`WrittenShelf` (``_shelf``), for the entries ``pubcli fmt`` rewrites. (No
+    ``__getattr__`` here, unlike :class:`Shelved`: it would slow every attribute read
+    of every source.) A record given a new source (a rewrite) leaves them behind with
+    the old one."""
 
-    __slots__ = ("_written",)
-    _written: bytes
+    __slots__ = ("_shelf", "_index")
+    _shelf: WrittenShelf
+    _index: int
 
 
 def written_of(src: bibtex.Source) -> tuple[tuple[str, str], ...] | None:
     """(name, value) as written of the entry whose source ``src`` is: as the reader kept
-    them, or as the parse cache did (:class:`ShelvedSource`); None when neither did."""
+    them, or as the cache did (:class:`ShelvedSource`); None when neither did."""
     if src.fields is not None:
         return src.fields
-    if type(src) is ShelvedSource and src._written:
-        return marshal.loads(src._written)  # type: ignore[no-any-return]
+    if type(src) is ShelvedSource:
+        packed = src._shelf.packed(src._index)
+        if packed:
+            return marshal.loads(packed)  # type: ignore[no-any-return]
     return None
-
-
-def packed_written(src: bibtex.Source) -> bytes:
-    """``src``'s fields as written as the parse cache keeps them (b"": not known)."""
-    if src.fields is not None:
-        return marshal.dumps(src.fields)
-    return src._written if type(src) is ShelvedSource else b""
 
 
 def packed_fields(rec: Record) -> bytes:
@@ -332,22 +351,24 @@ def pack_records(records: list[Record], text: str,
             prev_end, lines_before = 0, 0
         out[i] = (rec.key, rec.type, packed_fields(rec), src.start - prev_end,
                   src.end - src.start, rec.line - 1 - lines_before, own_lines,
-                  src.type_written, src.key_written, src.read_only, packed_written(src))
+                  src.type_written, src.key_written, src.read_only)
         prev_i, prev_lines = i, own_lines
     return out
 
 
-def unpack_records(items: list, newline: str, written: bool = False) -> list[Record]:
-    """The records of the parse cache's ``items``; ``written``: their sources keep the
-    fields as written (:class:`ShelvedSource`), else they are not kept (None), and
-    they keep their packed fields once read (:class:`ShelvedKept`)."""
+def unpack_records(items: list, newline: str, shelf: WrittenShelf | None = None
+                   ) -> list[Record]:
+    """The records of the parse cache's ``items``; with a ``shelf`` their sources can
+    give the fields as written (:class:`ShelvedSource`) and they keep their packed
+    fields once read (:class:`ShelvedKept`)."""
     records: list[Record] = []
     append = records.append
     Source = bibtex.Source
-    kind = ShelvedKept if written else Shelved
+    kind = ShelvedKept if shelf is not None else Shelved
     new = kind.__new__
     pos = line = 0  # end of the previous entry; newlines before it
-    for key, etype, packed, gap, length, gap_lines, own_lines, tw, kw, ro, ww in items:
+    for i, (key, etype, packed, gap, length, gap_lines, own_lines, tw, kw, ro) in \
+            enumerate(items):
         start = pos + gap
         pos = start + length
         line += gap_lines
@@ -356,9 +377,9 @@ def unpack_records(items: list, newline: str, written: bool = False) -> list[Rec
         rec.type = etype
         rec._packed = packed
         rec.line = line + 1
-        if written:
+        if shelf is not None:
             src = ShelvedSource(start, pos, tw, kw, None, newline, ro)
-            src._written = ww
+            src._shelf, src._index = shelf, i
             rec.source = src
         else:
             rec.source = Source(start, pos, tw, kw, None, newline, ro)
@@ -391,7 +412,8 @@ def read_parse(path: Path, digest: str, size: int,
     items, meta, nframes = got
     try:
         failed, warnings, macros, newline = meta
-        return bibtex.Parsed(unpack_records(items, newline, written), failed, warnings,
+        shelf = WrittenShelf(path, digest, size, len(items)) if written else None
+        return bibtex.Parsed(unpack_records(items, newline, shelf), failed, warnings,
                              macros, newline), nframes
     except (TypeError, ValueError):
         return None
@@ -412,10 +434,20 @@ def read_parse_items(path: Path, digest: str, size: int) -> tuple[list, tuple, i
 
 
 def write_parse(path: Path, digest: str, size: int, parsed: bibtex.Parsed, text: str) -> int:
+    """A new base of the parse cache for ``parsed``; with it, when the records know
+    their fields as written (a parse's), those (``.written``). Returns the frame count
+    (0: not written)."""
     packed = pack_records(parsed.records, text)
-    return Journal(path, ".marshal").write_base(
+    frames = Journal(path, ".marshal").write_base(
         digest, size, [packed[i] for i in range(len(parsed.records))],
         pack_meta(parsed.failed, parsed.warnings, parsed.macros, parsed.newline))
+    if frames:
+        dumps = marshal.dumps
+        written = [b"" if r.source is None or r.source.fields is None
+                   else dumps(r.source.fields) for r in parsed.records]
+        if any(written):
+            Journal(path, ".written").write_base(digest, size, written, None)
+    return frames
 
 
 # ------------------------------------------------------------------ derived data
