@@ -14,8 +14,9 @@ from pubcli.schema.identifiers import _MENTIONS as _ARXIV_FIELDS
 from pubcli.schema.model import Record
 from .identifiers import (BOOKLIKE, arxiv_id, edition_value, issue_value, normalise_doi,
                           normalise_isbn, page_range, pmid, volume_value)
-from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
-                        _has_separator, _main_title, _normalise, normalise, strip_annotations)
+from .normalise import (_MARKERS, _MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
+                        _has_separator, _main_title, _normalise, normalise, part_letters,
+                        strip_annotations)
 from .people import CUT_LIST_RE, Person, _author_index, _parse_authors
 from .venues import CUT
 
@@ -28,7 +29,7 @@ class Features:
     first comparison."""
 
     __slots__ = ("record", "index", "title", "year", "_raw", "_sorted", "_main", "_authors", "_ids",
-                 "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
+                 "_tokens", "_content", "_nums", "_parts", "_letters", "_markers", "_venue", "_aindex", "_biblio",
                  "_segments")
 
     def __init__(self, record: Record, index: int = 0, title: str | None = None,
@@ -69,6 +70,8 @@ class Features:
             self._nums, self._parts = _title_numbers(toks)
         else:
             self._nums, self._parts = (), ()
+        self._letters = part_letters(toks)
+        self._markers = bool(_MARKERS.intersection(toks[:3]) or _MARKERS.intersection(toks[-3:]))
 
     @property
     def tokens(self) -> list[str]:
@@ -94,6 +97,21 @@ class Features:
         if self._tokens is None:
             self._detail()
         return self._parts
+
+    @property
+    def part_letters(self) -> tuple[str, ...]:
+        """The letters naming a part ("Part A"), sorted (:func:`.normalise.part_letters`)."""
+        if self._tokens is None:
+            self._detail()
+        return self._letters
+
+    @property
+    def end_markers(self) -> bool:
+        """Does a word like "erratum" or "reply" start or end the title (in its first or
+        last three words: what :func:`.normalise._marker_difference` reads)?"""
+        if self._tokens is None:
+            self._detail()
+        return self._markers
 
     @property
     def sorted_title(self) -> str:

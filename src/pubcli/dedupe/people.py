@@ -116,6 +116,12 @@ def person_strings(value: str | None) -> list[str]:
             if "," not in p:
                 out.append(p)
                 continue
+            head = p.split(",", 1)[0]
+            if len(head.split()) == 1 and head.count("{") == head.count("}"):
+                # "Dubois, Ana": a family name of one word before the comma is no
+                # person written given name first (each test below reads two words)
+                out.append(p)
+                continue
             pieces = [x for x in _split(p, ",") if x]
             split = len(pieces) >= 2 and (
                 all(map(_given_first, pieces)) or all(map(_looks_vancouver, pieces))
@@ -272,14 +278,20 @@ def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, 
     """How many people of ``a`` also appear in ``b`` (each matched once)."""
     if not a or not b:
         return 0
+    if a == b:
+        return len(a)  # (each person finds itself first: no need to look)
     by_token = b_index if b_index is not None else _author_index(b)
+    get = by_token.get
+    match = _person_match
     used: set[int] = set()
     n = 0
+    typos: list[tuple[int, str, str]] | None = None
     for person in a:
-        for tok in person.last + person.given:
+        last = person.last
+        for tok in last + person.given:
             hit = False
-            for j in by_token.get(tok, ()):
-                if j not in used and _person_match(person, b[j]):
+            for j in get(tok, ()):
+                if j not in used and match(person, b[j]):
                     used.add(j)
                     n += 1
                     hit = True
@@ -287,10 +299,15 @@ def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, 
             if hit:
                 break
         else:
-            if len(person.last) == 1 and person.initial:  # one typo in the family name
-                for j, other in enumerate(b):
-                    if j not in used and len(other.last) == 1 and other.initial == person.initial \
-                            and _close_name(person.last[0], other.last[0]):
+            # one typo in the family name (_close_name: both of five letters or more)
+            if len(last) == 1 and person.initial and len(last[0]) >= 5:
+                if typos is None:
+                    typos = [(j, o.initial, o.last[0]) for j, o in enumerate(b)
+                             if len(o.last) == 1 and len(o.last[0]) >= 5]
+                initial, name = person.initial, last[0]
+                for j, other_initial, other_name in typos:
+                    if other_initial == initial and j not in used \
+                            and _close_name(name, other_name):
                         used.add(j)
                         n += 1
                         break
