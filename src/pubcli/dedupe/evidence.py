@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from pubcli.schema.model import Record
 from .features import Features
 from .identifiers import PREPRINT_DOI
 from .normalise import _unmatched_words, word_replaced, title_score
@@ -209,20 +208,6 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
     return (Authors.NONE_OF_1 if smaller == 1 else Authors.NONE), shown
 
 
-def _type_level(a: Record, b: Record) -> int:
-    ta, tb = a.type, b.type
-    if ta == tb:
-        return Kind.SAME
-    if ta in _LOOSE_TYPES or tb in _LOOSE_TYPES:
-        return MISSING  # "misc": the source did not say what the work is
-    fa, fb = _TYPE_FAMILY.get(ta, ta), _TYPE_FAMILY.get(tb, tb)
-    if fa == fb:
-        return Kind.SAME
-    if "thesis" in (fa, fb):
-        return Kind.COMPATIBLE
-    return Kind.DIFFERENT
-
-
 def _venue_level(va: str, vb: str, volume: int) -> int:
     """Venue and volume as one field (they say one thing: which issue)."""
     rel = venue_relation(va, vb) if va and vb else ""
@@ -266,13 +251,42 @@ def _year(a: Features, b: Features) -> tuple[int, str]:
     return y_level, (str(ya) if d == 0 else f"{min(ya, yb)}/{max(ya, yb)}")
 
 
-def _cheap(a: Features, b: Features) -> tuple[int, ...]:
-    """(number, pages, DOI, arXiv, ISBN, type, PMID) levels: the fields that cost little."""
-    _, iss_a, pages_a, _ = a.biblio
-    _, iss_b, pages_b, _ = b.biblio
+def cheap_row(f: Features) -> tuple:
+    """What :func:`_cheap_of` compares of one record, read once: (year, type, a loose
+    type, its family, issue, issue all digits, page range, DOI, a preprint server's DOI,
+    a book's DOI on a part, arXiv id, ISBN, PubMed id)."""
+    row = f.cheap_row
+    if row is None:
+        t = f.record.type
+        _, iss, pages, _ = f.biblio
+        doi, arxiv, isbn = f._identifiers()
+        row = f.cheap_row = (
+            f.year, t, t in _LOOSE_TYPES, _TYPE_FAMILY.get(t, t), iss, iss.isdigit(), pages,
+            doi, doi.startswith(PREPRINT_DOI),
+            bool(doi) and t in _PART_TYPES and _BOOK_DOI_RE.search(doi) is not None,
+            arxiv, isbn, f.pmid)
+    return row
+
+
+def _cheap_of(ra: tuple, rb: tuple) -> tuple[int, ...]:
+    """(year, number, pages, DOI, arXiv, ISBN, type, PMID) levels of two
+    :func:`cheap_row` rows: the fields that cost little."""
+    ya, ta, loose_a, fam_a, iss_a, digits_a, pages_a, doi_a, pre_a, bookdoi_a, \
+        arx_a, isbn_a, pmid_a = ra
+    yb, tb, loose_b, fam_b, iss_b, digits_b, pages_b, doi_b, pre_b, bookdoi_b, \
+        arx_b, isbn_b, pmid_b = rb
+    y_level: int
+    if ya and yb:
+        d = ya - yb if ya >= yb else yb - ya
+        if d == 1 and (loose_a or loose_b):
+            y_level = Year.ONE_APART_PREPRINT  # (as :func:`_year`)
+        else:
+            y_level = (Year.SAME, Year.ONE_APART, Year.TWO_APART)[d] if d <= 2 else Year.FURTHER
+    else:
+        y_level = MISSING
     if iss_a and iss_b:
         num_level = Agree.SAME if iss_a == iss_b else (
-            Agree.DIFFERENT if iss_a.isdigit() and iss_b.isdigit() else MISSING)
+            Agree.DIFFERENT if digits_a and digits_b else MISSING)
     else:
         num_level = MISSING
     p_level: int
@@ -284,19 +298,37 @@ def _cheap(a: Features, b: Features) -> tuple[int, ...]:
             (Pages.FIRST if pages_a[0] == pages_b[0] else Pages.DIFFERENT)
     else:
         p_level = MISSING
-    doi_a, arx_a, isbn_a = a._identifiers()
-    doi_b, arx_b, isbn_b = b._identifiers()
-    if doi_a and doi_b and doi_a != doi_b and (doi_a.startswith(PREPRINT_DOI)
-                                               != doi_b.startswith(PREPRINT_DOI)):
-        doi_level = MISSING  # a preprint server's DOI says nothing against a publisher's
-    elif doi_a and doi_a == doi_b and _BOOK_DOI_RE.search(doi_a) \
-            and a.record.type in _PART_TYPES and b.record.type in _PART_TYPES:
-        doi_level = MISSING  # two chapters citing their book's DOI: it names neither
+    doi_level: int
+    if not (doi_a and doi_b):
+        doi_level = MISSING
+    elif doi_a != doi_b:
+        # a preprint server's DOI says nothing against a publisher's
+        doi_level = MISSING if pre_a != pre_b else Agree.DIFFERENT
+    else:  # two chapters citing their book's DOI: it names neither
+        doi_level = MISSING if bookdoi_a and bookdoi_b else Agree.SAME
+    k_level: int
+    if ta == tb:
+        k_level = Kind.SAME
+    elif loose_a or loose_b:
+        k_level = MISSING  # "misc": the source did not say what the work is
+    elif fam_a == fam_b:
+        k_level = Kind.SAME
+    elif fam_a == "thesis" or fam_b == "thesis":
+        k_level = Kind.COMPATIBLE
     else:
-        doi_level = _same_or_not(doi_a, doi_b)
-    return (num_level, p_level, doi_level, _same_or_not(arx_a, arx_b),
-            _same_or_not(isbn_a, isbn_b), _type_level(a.record, b.record),
-            _same_or_not(a.pmid, b.pmid))
+        k_level = Kind.DIFFERENT
+    return (y_level, num_level, p_level, doi_level,
+            MISSING if not (arx_a and arx_b) else (Agree.SAME if arx_a == arx_b else Agree.DIFFERENT),
+            MISSING if not (isbn_a and isbn_b) else (Agree.SAME if isbn_a == isbn_b
+                                                     else Agree.DIFFERENT),
+            k_level,
+            MISSING if not (pmid_a and pmid_b) else (Agree.SAME if pmid_a == pmid_b
+                                                     else Agree.DIFFERENT))
+
+
+def _cheap(a: Features, b: Features) -> tuple[int, ...]:
+    """(number, pages, DOI, arXiv, ISBN, type, PMID) levels: the fields that cost little."""
+    return _cheap_of(cheap_row(a), cheap_row(b))[1:]
 
 
 #: The fields :func:`cheap_levels` compares, in its order.
@@ -308,7 +340,7 @@ def cheap_levels(a: Features, b: Features) -> tuple[int, ...]:
     """The levels of :data:`CHEAP_FIELDS` (year, issue, pages, identifiers, type): the
     fields that cost little, enough with the title to rule most candidate pairs out
     before the costly comparisons (authors, venue)."""
-    return (_year(a, b)[0],) + _cheap(a, b)
+    return _cheap_of(cheap_row(a), cheap_row(b))
 
 
 def quick_title(a: Features, b: Features, *,

@@ -30,7 +30,7 @@ class Features:
 
     __slots__ = ("record", "index", "title", "year", "_raw", "_sorted", "_main", "_authors", "_ids",
                  "_tokens", "_content", "_nums", "_parts", "_letters", "_markers", "_venue", "_aindex", "_biblio",
-                 "_segments")
+                 "_segments", "cheap_row")
 
     def __init__(self, record: Record, index: int = 0, title: str | None = None,
                  main: str | None = None) -> None:
@@ -54,6 +54,9 @@ class Features:
         self._venue: str | None = None
         self._biblio: tuple | None = None
         self._segments: tuple[str, ...] | None = None
+        #: what :mod:`.evidence` compares of the cheap fields, made there on the first
+        #: comparison (:func:`.evidence.cheap_row`)
+        self.cheap_row: tuple | None = None
 
     def known(self, sorted_title: str, ids: tuple[str, ...]) -> None:
         """What is known already (the per-entry cache): the title in sorted word order
