@@ -182,7 +182,7 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
         return MISSING, ""
     if len(au_a) > len(au_b) or (len(au_a) == len(au_b) and a.index > b.index):
         a, b, au_a, au_b = b, a, au_b, au_a
-    shared = shared_authors(au_a, au_b, b.author_index)
+    shared = shared_authors(au_a, au_b, b.author_index, b.author_typos)
     smaller = len(au_a)
     shown = f"{shared} of {smaller}"
     first: Callable[[Person, Person], bool] = person_match

@@ -273,9 +273,22 @@ def _author_index(people: Sequence[Person]) -> dict[str, list[int]]:
     return by_token
 
 
-def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, list[int]] | None = None
-                   ) -> int:
-    """How many people of ``a`` also appear in ``b`` (each matched once)."""
+def _typo_index(people: Sequence[Person]) -> dict[tuple[str, str], list[tuple[int, str]]]:
+    """The people a family name with one typo may be (:func:`_close_name`: a family
+    name of one word, five letters or more), by (initial, the name's first letter), in
+    list order."""
+    out: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for j, person in enumerate(people):
+        if len(person.last) == 1 and len(person.last[0]) >= 5:
+            name = person.last[0]
+            out.setdefault((person.initial, name[0]), []).append((j, name))
+    return out
+
+
+def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, list[int]] | None = None,
+                   b_typos: dict[tuple[str, str], list[tuple[int, str]]] | None = None) -> int:
+    """How many people of ``a`` also appear in ``b`` (each matched once). ``b_index``
+    and ``b_typos``: :func:`_author_index` and :func:`_typo_index` of ``b``, when kept."""
     if not a or not b:
         return 0
     if a == b:
@@ -285,7 +298,6 @@ def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, 
     match = _person_match
     used: set[int] = set()
     n = 0
-    typos: list[tuple[int, str, str]] | None = None
     for person in a:
         last = person.last
         for tok in last + person.given:
@@ -299,15 +311,14 @@ def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, 
             if hit:
                 break
         else:
-            # one typo in the family name (_close_name: both of five letters or more)
+            # one typo in the family name (_close_name: both of five letters or more,
+            # the same first letter)
             if len(last) == 1 and person.initial and len(last[0]) >= 5:
-                if typos is None:
-                    typos = [(j, o.initial, o.last[0]) for j, o in enumerate(b)
-                             if len(o.last) == 1 and len(o.last[0]) >= 5]
-                initial, name = person.initial, last[0]
-                for j, other_initial, other_name in typos:
-                    if other_initial == initial and j not in used \
-                            and _close_name(name, other_name):
+                if b_typos is None:
+                    b_typos = _typo_index(b)
+                name = last[0]
+                for j, other in b_typos.get((person.initial, name[0]), ()):
+                    if j not in used and _close_name(name, other):
                         used.add(j)
                         n += 1
                         break
