@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 
-from pubcli.local import gcpause
+from pubcli.local import cachedir, gcpause
 from pubcli.schema.model import Record
 from .blocking import Index, block
 from . import entrycache, matchcache, paircache
@@ -71,6 +71,8 @@ class Matcher:
                  model: Model | None = None, digest: str | None = None) -> None:
         self.threshold = DEFAULT_THRESHOLD if threshold is None else float(threshold)
         self.records = list(records)
+        if digest is not None and cachedir.disabled():
+            digest = None  # (nothing is read or kept: what the caches need is not made)
         self._digest = digest
         self._size = len(self.records)  # the file's records (more may be added)
         self._model = model
