@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from .features import Features
 from .identifiers import PREPRINT_DOI
-from .normalise import _unmatched_words, word_replaced, title_score
+from .normalise import _unmatched_words, title_score, title_word_replaced
 from .people import (SWAPPED_LIST_MIN, Person, _crossed, names_nobody, person_match,
                      shared_authors, swapped_shared)
 from .venues import venue_relation
@@ -156,7 +156,7 @@ def _replaced(a: Features, b: Features) -> tuple[str, str] | None:
     debris of a citation run into a title (:func:`_debris`) not counted: a word
     only added is no word replaced."""
     ta, tb = a.tokens, b.tokens
-    replaced = word_replaced(ta, tb)
+    replaced = title_word_replaced(a.title, b.title)  # (word_replaced(ta, tb))
     if replaced is None or not (_debris(replaced[0], a, b, ta)
                                 or _debris(replaced[1], a, b, tb)):
         return replaced

@@ -325,6 +325,13 @@ def word_replaced(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
     return (ua or ra)[0], (ub or rb)[0]
 
 
+@lru_cache(maxsize=65536)
+def title_word_replaced(a: str, b: str) -> tuple[str, str] | None:
+    """:func:`word_replaced` of two normalised titles' words, kept per pair of titles
+    (in a title-heavy library many pairs of records share their two titles)."""
+    return word_replaced(a.split(), b.split())
+
+
 def _differences(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], list[str]]:
     """The words of ``a`` that ``b`` lacks and of ``b`` that ``a`` lacks, counted (a
     word twice in one title and once in the other is once left over), in order."""
