@@ -30,7 +30,7 @@ class Features:
 
     __slots__ = ("record", "index", "title", "year", "_raw", "_sorted", "_main", "_authors", "_ids",
                  "_tokens", "_content", "_nums", "_parts", "_letters", "_markers", "_venue", "_aindex", "_biblio",
-                 "_segments", "cheap_row", "_typos")
+                 "_segments", "cheap_row", "_typos", "_cut")
 
     def __init__(self, record: Record, index: int = 0, title: str | None = None,
                  main: str | None = None) -> None:
@@ -52,6 +52,7 @@ class Features:
         self._tokens: list[str] | None = None
         self._aindex: dict[str, list[int]] | None = None
         self._typos: dict[tuple[str, str], list[tuple[int, str]]] | None = None
+        self._cut: bool | None = None
         self._venue: str | None = None
         self._biblio: tuple | None = None
         self._segments: tuple[str, ...] | None = None
@@ -181,8 +182,10 @@ class Features:
     @property
     def authors_cut(self) -> bool:
         """Does the author list end "et al." or with an ellipsis?"""
-        f = self.record.fields
-        return bool(CUT_LIST_RE.search(f.get("author") or f.get("editor") or ""))
+        if self._cut is None:
+            f = self.record.fields
+            self._cut = bool(CUT_LIST_RE.search(f.get("author") or f.get("editor") or ""))
+        return self._cut
 
     @property
     def author_index(self) -> dict[str, list[int]]:
