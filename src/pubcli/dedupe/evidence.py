@@ -240,15 +240,11 @@ def _title(a: Features, b: Features, series: Callable[[Features], bool] | None,
     return t_level, t_score, t_shown
 
 
-def _year(a: Features, b: Features) -> tuple[int, str]:
-    ya, yb = a.year, b.year
+def _year_shown(ya: int | None, yb: int | None) -> str:
+    """The years compared, as shown ("2001", "2001/2002"); "" when a side has none."""
     if not (ya and yb):
-        return MISSING, ""
-    d = abs(ya - yb)
-    y_level = (Year.SAME, Year.ONE_APART, Year.TWO_APART)[d] if d <= 2 else Year.FURTHER
-    if d == 1 and (a.record.type in _LOOSE_TYPES or b.record.type in _LOOSE_TYPES):
-        y_level = Year.ONE_APART_PREPRINT  # a preprint and its published version, a year on
-    return y_level, (str(ya) if d == 0 else f"{min(ya, yb)}/{max(ya, yb)}")
+        return ""
+    return str(ya) if ya == yb else f"{min(ya, yb)}/{max(ya, yb)}"
 
 
 def cheap_row(f: Features) -> tuple:
@@ -279,7 +275,7 @@ def _cheap_of(ra: tuple, rb: tuple) -> tuple[int, ...]:
     if ya and yb:
         d = ya - yb if ya >= yb else yb - ya
         if d == 1 and (loose_a or loose_b):
-            y_level = Year.ONE_APART_PREPRINT  # (as :func:`_year`)
+            y_level = Year.ONE_APART_PREPRINT  # a preprint and its published version, a year on
         else:
             y_level = (Year.SAME, Year.ONE_APART, Year.TWO_APART)[d] if d <= 2 else Year.FURTHER
     else:
@@ -324,11 +320,6 @@ def _cheap_of(ra: tuple, rb: tuple) -> tuple[int, ...]:
             k_level,
             MISSING if not (pmid_a and pmid_b) else (Agree.SAME if pmid_a == pmid_b
                                                      else Agree.DIFFERENT))
-
-
-def _cheap(a: Features, b: Features) -> tuple[int, ...]:
-    """(number, pages, DOI, arXiv, ISBN, type, PMID) levels: the fields that cost little."""
-    return _cheap_of(cheap_row(a), cheap_row(b))[1:]
 
 
 #: The fields :func:`cheap_levels` compares, in its order.
@@ -381,20 +372,21 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
     several different titles ("X: part A", "X: part B"), which then cannot match
     "X: ..." by dropping the subtitle; ``common`` a title that says little (several
     works of the library share it, or it is generic or short). ``done`` holds what
-    :func:`quick_levels` worked out for this pair (``keep``), with the same
-    ``series`` and ``common``: (the quick title, the cheap levels but the year, the
-    other title level, :func:`quick_title`'s); only the word-by-word test is then made,
-    where it may change the level."""
+    the cheap test worked out for this pair (the matcher's ruled-out test), with the same
+    ``series`` and ``common``: (the quick title, :func:`cheap_levels`, the other title
+    level, :func:`quick_title`'s); only the word-by-word test is then made, where it
+    may change the level."""
     t_level, t_score, t_shown = _with_words(a, b, done[0], done[2]) if done \
         else _title(a, b, series, common)
     a_level, a_shown = _author_level(a, b)
-    y_level, y_shown = _year(a, b)
+    cheap = done[1] if done else _cheap_of(cheap_row(a), cheap_row(b))
     vol_a, _, _, ed_a = a.biblio
     vol_b, _, _, ed_b = b.biblio
     v_level = _venue_level(a.venue, b.venue, _same_or_not(vol_a, vol_b))
-    levels = (t_level, a_level, y_level, v_level) + (done[1] if done else _cheap(a, b))
+    levels = (t_level, a_level, cheap[0], v_level) + tuple(cheap[1:])
     vetoes = vetoes_of(a, b, ed_a, ed_b, vol_a, vol_b)
-    return Comparison(levels, lambda: _shown(a, b, t_shown, a_shown, y_shown), vetoes, t_score,
+    return Comparison(levels, lambda: _shown(a, b, t_shown, a_shown,
+                                             _year_shown(a.year, b.year)), vetoes, t_score,
                       a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title
                       else "")
 

@@ -223,7 +223,7 @@ class Matcher:
                 self._quick_rows[pair] = ("q", tuple(map(int, cheap)), None, MISSING, "", 0)
             return True  # no title could make up for the rest
         title, alt, key = quick_title(a, b, series=self.index.series, common=self._common)
-        self._quick_done[:] = (title, cheap[1:], alt)
+        self._quick_done[:] = (title, cheap, alt)
         self._quick_pair = pair
         words = min(len(a.content_tokens), len(b.content_tokens))
         out = bool(self._short_of(cheap, (title, alt, key, words), need, bound, total))
