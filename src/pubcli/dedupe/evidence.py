@@ -182,7 +182,7 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
         return MISSING, ""
     if len(au_a) > len(au_b) or (len(au_a) == len(au_b) and a.index > b.index):
         a, b, au_a, au_b = b, a, au_b, au_a
-    shared = shared_authors(au_a, au_b, b.author_index, b.author_typos)
+    shared = shared_authors(au_a, au_b, b.author_index)
     smaller = len(au_a)
     shown = f"{shared} of {smaller}"
     first: Callable[[Person, Person], bool] = person_match
@@ -248,33 +248,25 @@ def _year_shown(ya: int | None, yb: int | None) -> str:
 
 
 def cheap_row(f: Features) -> tuple:
-    """What :func:`_cheap_of` compares of one record, read once: (year, type, a loose
-    type, its family, issue, issue all digits, page range, DOI, a preprint server's DOI,
-    a book's DOI on a part, arXiv id, ISBN, PubMed id)."""
+    """What :func:`_cheap_of` compares of one record, read once: (year, type, issue,
+    page range, DOI, arXiv id, ISBN, PubMed id)."""
     row = f.cheap_row
     if row is None:
-        t = f.record.type
         _, iss, pages, _ = f.biblio
         doi, arxiv, isbn = f._identifiers()
-        row = f.cheap_row = (
-            f.year, t, t in _LOOSE_TYPES, _TYPE_FAMILY.get(t, t), iss, iss.isdigit(), pages,
-            doi, doi.startswith(PREPRINT_DOI),
-            bool(doi) and t in _PART_TYPES and _BOOK_DOI_RE.search(doi) is not None,
-            arxiv, isbn, f.pmid)
+        row = f.cheap_row = (f.year, f.record.type, iss, pages, doi, arxiv, isbn, f.pmid)
     return row
 
 
 def _cheap_of(ra: tuple, rb: tuple) -> tuple[int, ...]:
     """(year, number, pages, DOI, arXiv, ISBN, type, PMID) levels of two
     :func:`cheap_row` rows: the fields that cost little."""
-    ya, ta, loose_a, fam_a, iss_a, digits_a, pages_a, doi_a, pre_a, bookdoi_a, \
-        arx_a, isbn_a, pmid_a = ra
-    yb, tb, loose_b, fam_b, iss_b, digits_b, pages_b, doi_b, pre_b, bookdoi_b, \
-        arx_b, isbn_b, pmid_b = rb
+    ya, ta, iss_a, pages_a, doi_a, arx_a, isbn_a, pmid_a = ra
+    yb, tb, iss_b, pages_b, doi_b, arx_b, isbn_b, pmid_b = rb
     y_level: int
     if ya and yb:
         d = ya - yb if ya >= yb else yb - ya
-        if d == 1 and (loose_a or loose_b):
+        if d == 1 and (ta in _LOOSE_TYPES or tb in _LOOSE_TYPES):
             y_level = Year.ONE_APART_PREPRINT  # a preprint and its published version, a year on
         else:
             y_level = (Year.SAME, Year.ONE_APART, Year.TWO_APART)[d] if d <= 2 else Year.FURTHER
@@ -282,7 +274,7 @@ def _cheap_of(ra: tuple, rb: tuple) -> tuple[int, ...]:
         y_level = MISSING
     if iss_a and iss_b:
         num_level = Agree.SAME if iss_a == iss_b else (
-            Agree.DIFFERENT if digits_a and digits_b else MISSING)
+            Agree.DIFFERENT if iss_a.isdigit() and iss_b.isdigit() else MISSING)
     else:
         num_level = MISSING
     p_level: int
@@ -299,20 +291,21 @@ def _cheap_of(ra: tuple, rb: tuple) -> tuple[int, ...]:
         doi_level = MISSING
     elif doi_a != doi_b:
         # a preprint server's DOI says nothing against a publisher's
-        doi_level = MISSING if pre_a != pre_b else Agree.DIFFERENT
-    else:  # two chapters citing their book's DOI: it names neither
-        doi_level = MISSING if bookdoi_a and bookdoi_b else Agree.SAME
+        doi_level = MISSING if doi_a.startswith(PREPRINT_DOI) != doi_b.startswith(PREPRINT_DOI) \
+            else Agree.DIFFERENT
+    elif ta in _PART_TYPES and tb in _PART_TYPES and _BOOK_DOI_RE.search(doi_a):
+        doi_level = MISSING  # two chapters citing their book's DOI: it names neither
+    else:
+        doi_level = Agree.SAME
     k_level: int
     if ta == tb:
         k_level = Kind.SAME
-    elif loose_a or loose_b:
+    elif ta in _LOOSE_TYPES or tb in _LOOSE_TYPES:
         k_level = MISSING  # "misc": the source did not say what the work is
-    elif fam_a == fam_b:
-        k_level = Kind.SAME
-    elif fam_a == "thesis" or fam_b == "thesis":
-        k_level = Kind.COMPATIBLE
     else:
-        k_level = Kind.DIFFERENT
+        fam_a, fam_b = _TYPE_FAMILY.get(ta, ta), _TYPE_FAMILY.get(tb, tb)
+        k_level = Kind.SAME if fam_a == fam_b else (
+            Kind.COMPATIBLE if fam_a == "thesis" or fam_b == "thesis" else Kind.DIFFERENT)
     return (y_level, num_level, p_level, doi_level,
             MISSING if not (arx_a and arx_b) else (Agree.SAME if arx_a == arx_b else Agree.DIFFERENT),
             MISSING if not (isbn_a and isbn_b) else (Agree.SAME if isbn_a == isbn_b

@@ -17,7 +17,7 @@ from .identifiers import (BOOKLIKE, arxiv_id, edition_value, issue_value, normal
 from .normalise import (_MARKERS, _MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
                         _has_separator, _main_title, _normalise, normalise, part_letters,
                         strip_annotations)
-from .people import CUT_LIST_RE, Person, _author_index, _parse_authors, _typo_index
+from .people import CUT_LIST_RE, Person, _author_index, _parse_authors
 from .venues import CUT
 
 _SENTENCE_RE = re.compile(r"\s*\.\s+")
@@ -30,7 +30,7 @@ class Features:
 
     __slots__ = ("record", "index", "title", "year", "_raw", "_sorted", "_main", "_authors", "_ids",
                  "_tokens", "_content", "_nums", "_parts", "_letters", "_markers", "_venue", "_aindex", "_biblio",
-                 "_segments", "cheap_row", "_typos", "_cut")
+                 "_segments", "cheap_row", "_cut")
 
     def __init__(self, record: Record, index: int = 0, title: str | None = None,
                  main: str | None = None) -> None:
@@ -51,7 +51,6 @@ class Features:
         self._ids: tuple | None = None
         self._tokens: list[str] | None = None
         self._aindex: dict[str, list[int]] | None = None
-        self._typos: dict[tuple[str, str], list[tuple[int, str]]] | None = None
         self._cut: bool | None = None
         self._venue: str | None = None
         self._biblio: tuple | None = None
@@ -192,13 +191,6 @@ class Features:
         if self._aindex is None:
             self._aindex = _author_index(self.authors)
         return self._aindex
-
-    @property
-    def author_typos(self) -> dict[tuple[str, str], list[tuple[int, str]]]:
-        """:func:`.people._typo_index` of the authors: who a name with a typo may be."""
-        if self._typos is None:
-            self._typos = _typo_index(self.authors)
-        return self._typos
 
     def _identifiers(self) -> tuple[str, str, str]:
         if self._ids is None:

@@ -279,16 +279,16 @@ def _typo_index(people: Sequence[Person]) -> dict[tuple[str, str], list[tuple[in
     list order."""
     out: dict[tuple[str, str], list[tuple[int, str]]] = {}
     for j, person in enumerate(people):
-        if len(person.last) == 1 and len(person.last[0]) >= 5:
-            name = person.last[0]
-            out.setdefault((person.initial, name[0]), []).append((j, name))
+        last = person.last
+        if len(last) == 1 and len(last[0]) >= 5:
+            out.setdefault((person.initial, last[0][0]), []).append((j, last[0]))
     return out
 
 
-def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, list[int]] | None = None,
-                   b_typos: dict[tuple[str, str], list[tuple[int, str]]] | None = None) -> int:
-    """How many people of ``a`` also appear in ``b`` (each matched once). ``b_index``
-    and ``b_typos``: :func:`_author_index` and :func:`_typo_index` of ``b``, when kept."""
+def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, list[int]] | None = None
+                   ) -> int:
+    """How many people of ``a`` also appear in ``b`` (each matched once). ``b_index``:
+    :func:`_author_index` of ``b``, when kept."""
     if not a or not b:
         return 0
     if a == b:
@@ -298,6 +298,8 @@ def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, 
     match = _person_match
     used: set[int] = set()
     n = 0
+    # (:func:`_typo_index` of ``b``, made when a name is not found)
+    b_typos: dict[tuple[str, str], list[tuple[int, str]]] | None = None
     for person in a:
         last = person.last
         for tok in last + person.given:
