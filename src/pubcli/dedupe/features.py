@@ -29,8 +29,8 @@ class Features:
     first comparison."""
 
     __slots__ = ("record", "index", "title", "year", "_raw", "_sorted", "_main", "_authors", "_ids",
-                 "_tokens", "_content", "_nums", "_parts", "_letters", "_markers", "_venue", "_aindex", "_biblio",
-                 "_segments", "cheap_row", "_cut")
+                 "_tokens", "_content", "_nums", "_parts", "_letters", "_venue", "_aindex", "_biblio",
+                 "_segments", "cheap_row")
 
     def __init__(self, record: Record, index: int = 0, title: str | None = None,
                  main: str | None = None) -> None:
@@ -51,7 +51,6 @@ class Features:
         self._ids: tuple | None = None
         self._tokens: list[str] | None = None
         self._aindex: dict[str, list[int]] | None = None
-        self._cut: bool | None = None
         self._venue: str | None = None
         self._biblio: tuple | None = None
         self._segments: tuple[str, ...] | None = None
@@ -75,7 +74,6 @@ class Features:
         else:
             self._nums, self._parts = (), ()
         self._letters = part_letters(toks)
-        self._markers = bool(_MARKERS.intersection(toks[:3]) or _MARKERS.intersection(toks[-3:]))
 
     @property
     def tokens(self) -> list[str]:
@@ -113,9 +111,8 @@ class Features:
     def end_markers(self) -> bool:
         """Does a word like "erratum" or "reply" start or end the title (in its first or
         last three words: what :func:`.normalise._marker_difference` reads)?"""
-        if self._tokens is None:
-            self._detail()
-        return self._markers
+        toks = self.tokens
+        return not (_MARKERS.isdisjoint(toks[:3]) and _MARKERS.isdisjoint(toks[-3:]))
 
     @property
     def sorted_title(self) -> str:
@@ -181,10 +178,8 @@ class Features:
     @property
     def authors_cut(self) -> bool:
         """Does the author list end "et al." or with an ellipsis?"""
-        if self._cut is None:
-            f = self.record.fields
-            self._cut = bool(CUT_LIST_RE.search(f.get("author") or f.get("editor") or ""))
-        return self._cut
+        f = self.record.fields
+        return bool(CUT_LIST_RE.search(f.get("author") or f.get("editor") or ""))
 
     @property
     def author_index(self) -> dict[str, list[int]]:
