@@ -842,7 +842,7 @@ def test_a_pair_the_cheap_test_let_through_is_compared_as_without_it():
         full = compare(a, b, series=m.index.series, common=m._common)
         title, alt, _ = quick_title(a, b, series=m.index.series, common=m._common)
         fast = compare(a, b, series=m.index.series, common=m._common,
-                       done=(title, cheap_levels(a, b)[1:], alt))
+                       done=(title, cheap_levels(a, b), alt))
         assert (fast.levels, fast.shown, fast.title_score) \
             == (full.levels, full.shown, full.title_score)
         worded += full.levels[0] in (Title.WORD, Title.P70_WORDS) and title[0] != full.levels[0]

@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from pubcli.schema.model import Record
 from .features import Features
 from .identifiers import PREPRINT_DOI
-from .normalise import _unmatched_words, word_replaced, title_score
+from .normalise import _unmatched_words, title_score, title_word_replaced
 from .people import (SWAPPED_LIST_MIN, Person, _crossed, names_nobody, person_match,
                      shared_authors, swapped_shared)
 from .venues import venue_relation
@@ -157,7 +156,7 @@ def _replaced(a: Features, b: Features) -> tuple[str, str] | None:
     debris of a citation run into a title (:func:`_debris`) not counted: a word
     only added is no word replaced."""
     ta, tb = a.tokens, b.tokens
-    replaced = word_replaced(ta, tb)
+    replaced = title_word_replaced(a.title, b.title)  # (word_replaced(ta, tb))
     if replaced is None or not (_debris(replaced[0], a, b, ta)
                                 or _debris(replaced[1], a, b, tb)):
         return replaced
@@ -209,20 +208,6 @@ def _author_level(a: Features, b: Features) -> tuple[int, str]:
     return (Authors.NONE_OF_1 if smaller == 1 else Authors.NONE), shown
 
 
-def _type_level(a: Record, b: Record) -> int:
-    ta, tb = a.type, b.type
-    if ta == tb:
-        return Kind.SAME
-    if ta in _LOOSE_TYPES or tb in _LOOSE_TYPES:
-        return MISSING  # "misc": the source did not say what the work is
-    fa, fb = _TYPE_FAMILY.get(ta, ta), _TYPE_FAMILY.get(tb, tb)
-    if fa == fb:
-        return Kind.SAME
-    if "thesis" in (fa, fb):
-        return Kind.COMPATIBLE
-    return Kind.DIFFERENT
-
-
 def _venue_level(va: str, vb: str, volume: int) -> int:
     """Venue and volume as one field (they say one thing: which issue)."""
     rel = venue_relation(va, vb) if va and vb else ""
@@ -255,21 +240,38 @@ def _title(a: Features, b: Features, series: Callable[[Features], bool] | None,
     return t_level, t_score, t_shown
 
 
-def _year(a: Features, b: Features) -> tuple[int, str]:
-    ya, yb = a.year, b.year
+def _year_shown(ya: int | None, yb: int | None) -> str:
+    """The years compared, as shown ("2001", "2001/2002"); "" when a side has none."""
     if not (ya and yb):
-        return MISSING, ""
-    d = abs(ya - yb)
-    y_level = (Year.SAME, Year.ONE_APART, Year.TWO_APART)[d] if d <= 2 else Year.FURTHER
-    if d == 1 and (a.record.type in _LOOSE_TYPES or b.record.type in _LOOSE_TYPES):
-        y_level = Year.ONE_APART_PREPRINT  # a preprint and its published version, a year on
-    return y_level, (str(ya) if d == 0 else f"{min(ya, yb)}/{max(ya, yb)}")
+        return ""
+    return str(ya) if ya == yb else f"{min(ya, yb)}/{max(ya, yb)}"
 
 
-def _cheap(a: Features, b: Features) -> tuple[int, ...]:
-    """(number, pages, DOI, arXiv, ISBN, type, PMID) levels: the fields that cost little."""
-    _, iss_a, pages_a, _ = a.biblio
-    _, iss_b, pages_b, _ = b.biblio
+def cheap_row(f: Features) -> tuple:
+    """What :func:`_cheap_of` compares of one record, read once: (year, type, issue,
+    page range, DOI, arXiv id, ISBN, PubMed id)."""
+    row = f.cheap_row
+    if row is None:
+        _, iss, pages, _ = f.biblio
+        doi, arxiv, isbn = f._identifiers()
+        row = f.cheap_row = (f.year, f.record.type, iss, pages, doi, arxiv, isbn, f.pmid)
+    return row
+
+
+def _cheap_of(ra: tuple, rb: tuple) -> tuple[int, ...]:
+    """(year, number, pages, DOI, arXiv, ISBN, type, PMID) levels of two
+    :func:`cheap_row` rows: the fields that cost little."""
+    ya, ta, iss_a, pages_a, doi_a, arx_a, isbn_a, pmid_a = ra
+    yb, tb, iss_b, pages_b, doi_b, arx_b, isbn_b, pmid_b = rb
+    y_level: int
+    if ya and yb:
+        d = ya - yb if ya >= yb else yb - ya
+        if d == 1 and (ta in _LOOSE_TYPES or tb in _LOOSE_TYPES):
+            y_level = Year.ONE_APART_PREPRINT  # a preprint and its published version, a year on
+        else:
+            y_level = (Year.SAME, Year.ONE_APART, Year.TWO_APART)[d] if d <= 2 else Year.FURTHER
+    else:
+        y_level = MISSING
     if iss_a and iss_b:
         num_level = Agree.SAME if iss_a == iss_b else (
             Agree.DIFFERENT if iss_a.isdigit() and iss_b.isdigit() else MISSING)
@@ -284,19 +286,33 @@ def _cheap(a: Features, b: Features) -> tuple[int, ...]:
             (Pages.FIRST if pages_a[0] == pages_b[0] else Pages.DIFFERENT)
     else:
         p_level = MISSING
-    doi_a, arx_a, isbn_a = a._identifiers()
-    doi_b, arx_b, isbn_b = b._identifiers()
-    if doi_a and doi_b and doi_a != doi_b and (doi_a.startswith(PREPRINT_DOI)
-                                               != doi_b.startswith(PREPRINT_DOI)):
-        doi_level = MISSING  # a preprint server's DOI says nothing against a publisher's
-    elif doi_a and doi_a == doi_b and _BOOK_DOI_RE.search(doi_a) \
-            and a.record.type in _PART_TYPES and b.record.type in _PART_TYPES:
+    doi_level: int
+    if not (doi_a and doi_b):
+        doi_level = MISSING
+    elif doi_a != doi_b:
+        # a preprint server's DOI says nothing against a publisher's
+        doi_level = MISSING if doi_a.startswith(PREPRINT_DOI) != doi_b.startswith(PREPRINT_DOI) \
+            else Agree.DIFFERENT
+    elif ta in _PART_TYPES and tb in _PART_TYPES and _BOOK_DOI_RE.search(doi_a):
         doi_level = MISSING  # two chapters citing their book's DOI: it names neither
     else:
-        doi_level = _same_or_not(doi_a, doi_b)
-    return (num_level, p_level, doi_level, _same_or_not(arx_a, arx_b),
-            _same_or_not(isbn_a, isbn_b), _type_level(a.record, b.record),
-            _same_or_not(a.pmid, b.pmid))
+        doi_level = Agree.SAME
+    k_level: int
+    if ta == tb:
+        k_level = Kind.SAME
+    elif ta in _LOOSE_TYPES or tb in _LOOSE_TYPES:
+        k_level = MISSING  # "misc": the source did not say what the work is
+    else:
+        fam_a, fam_b = _TYPE_FAMILY.get(ta, ta), _TYPE_FAMILY.get(tb, tb)
+        k_level = Kind.SAME if fam_a == fam_b else (
+            Kind.COMPATIBLE if fam_a == "thesis" or fam_b == "thesis" else Kind.DIFFERENT)
+    return (y_level, num_level, p_level, doi_level,
+            MISSING if not (arx_a and arx_b) else (Agree.SAME if arx_a == arx_b else Agree.DIFFERENT),
+            MISSING if not (isbn_a and isbn_b) else (Agree.SAME if isbn_a == isbn_b
+                                                     else Agree.DIFFERENT),
+            k_level,
+            MISSING if not (pmid_a and pmid_b) else (Agree.SAME if pmid_a == pmid_b
+                                                     else Agree.DIFFERENT))
 
 
 #: The fields :func:`cheap_levels` compares, in its order.
@@ -308,7 +324,7 @@ def cheap_levels(a: Features, b: Features) -> tuple[int, ...]:
     """The levels of :data:`CHEAP_FIELDS` (year, issue, pages, identifiers, type): the
     fields that cost little, enough with the title to rule most candidate pairs out
     before the costly comparisons (authors, venue)."""
-    return (_year(a, b)[0],) + _cheap(a, b)
+    return _cheap_of(cheap_row(a), cheap_row(b))
 
 
 def quick_title(a: Features, b: Features, *,
@@ -349,20 +365,21 @@ def compare(a: Features, b: Features, *, series: Callable[[Features], bool] | No
     several different titles ("X: part A", "X: part B"), which then cannot match
     "X: ..." by dropping the subtitle; ``common`` a title that says little (several
     works of the library share it, or it is generic or short). ``done`` holds what
-    :func:`quick_levels` worked out for this pair (``keep``), with the same
-    ``series`` and ``common``: (the quick title, the cheap levels but the year, the
-    other title level, :func:`quick_title`'s); only the word-by-word test is then made,
-    where it may change the level."""
+    the cheap test worked out for this pair (the matcher's ruled-out test), with the same
+    ``series`` and ``common``: (the quick title, :func:`cheap_levels`, the other title
+    level, :func:`quick_title`'s); only the word-by-word test is then made, where it
+    may change the level."""
     t_level, t_score, t_shown = _with_words(a, b, done[0], done[2]) if done \
         else _title(a, b, series, common)
     a_level, a_shown = _author_level(a, b)
-    y_level, y_shown = _year(a, b)
+    cheap = done[1] if done else _cheap_of(cheap_row(a), cheap_row(b))
     vol_a, _, _, ed_a = a.biblio
     vol_b, _, _, ed_b = b.biblio
     v_level = _venue_level(a.venue, b.venue, _same_or_not(vol_a, vol_b))
-    levels = (t_level, a_level, y_level, v_level) + (done[1] if done else _cheap(a, b))
+    levels = (t_level, a_level, cheap[0], v_level) + tuple(cheap[1:])
     vetoes = vetoes_of(a, b, ed_a, ed_b, vol_a, vol_b)
-    return Comparison(levels, lambda: _shown(a, b, t_shown, a_shown, y_shown), vetoes, t_score,
+    return Comparison(levels, lambda: _shown(a, b, t_shown, a_shown,
+                                             _year_shown(a.year, b.year)), vetoes, t_score,
                       a.title if t_level in (T_EXACT, T_COMMON, T_SHORT) and a.title == b.title
                       else "")
 

@@ -14,8 +14,9 @@ from pubcli.schema.identifiers import _MENTIONS as _ARXIV_FIELDS
 from pubcli.schema.model import Record
 from .identifiers import (BOOKLIKE, arxiv_id, edition_value, issue_value, normalise_doi,
                           normalise_isbn, page_range, pmid, volume_value)
-from .normalise import (_MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
-                        _has_separator, _main_title, _normalise, normalise, strip_annotations)
+from .normalise import (_MARKERS, _MAYBE_NUMBER_RE, _PART_WORDS, _ROMAN, _NUMBER_WORDS, _STOP,
+                        _has_separator, _main_title, _normalise, normalise, part_letters,
+                        strip_annotations)
 from .people import CUT_LIST_RE, Person, _author_index, _parse_authors
 from .venues import CUT
 
@@ -28,8 +29,8 @@ class Features:
     first comparison."""
 
     __slots__ = ("record", "index", "title", "year", "_raw", "_sorted", "_main", "_authors", "_ids",
-                 "_tokens", "_content", "_nums", "_parts", "_venue", "_aindex", "_biblio",
-                 "_segments")
+                 "_tokens", "_content", "_nums", "_parts", "_letters", "_venue", "_aindex", "_biblio",
+                 "_segments", "cheap_row")
 
     def __init__(self, record: Record, index: int = 0, title: str | None = None,
                  main: str | None = None) -> None:
@@ -53,6 +54,9 @@ class Features:
         self._venue: str | None = None
         self._biblio: tuple | None = None
         self._segments: tuple[str, ...] | None = None
+        #: what :mod:`.evidence` compares of the cheap fields, made there on the first
+        #: comparison (:func:`.evidence.cheap_row`)
+        self.cheap_row: tuple | None = None
 
     def known(self, sorted_title: str, ids: tuple[str, ...]) -> None:
         """What is known already (the per-entry cache): the title in sorted word order
@@ -69,6 +73,7 @@ class Features:
             self._nums, self._parts = _title_numbers(toks)
         else:
             self._nums, self._parts = (), ()
+        self._letters = part_letters(toks)
 
     @property
     def tokens(self) -> list[str]:
@@ -94,6 +99,20 @@ class Features:
         if self._tokens is None:
             self._detail()
         return self._parts
+
+    @property
+    def part_letters(self) -> tuple[str, ...]:
+        """The letters naming a part ("Part A"), sorted (:func:`.normalise.part_letters`)."""
+        if self._tokens is None:
+            self._detail()
+        return self._letters
+
+    @property
+    def end_markers(self) -> bool:
+        """Does a word like "erratum" or "reply" start or end the title (in its first or
+        last three words: what :func:`.normalise._marker_difference` reads)?"""
+        toks = self.tokens
+        return not (_MARKERS.isdisjoint(toks[:3]) and _MARKERS.isdisjoint(toks[-3:]))
 
     @property
     def sorted_title(self) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 
-from pubcli.local import gcpause
+from pubcli.local import cachedir, gcpause
 from pubcli.schema.model import Record
 from .blocking import Index, block
 from . import entrycache, matchcache, paircache
@@ -71,6 +71,8 @@ class Matcher:
                  model: Model | None = None, digest: str | None = None) -> None:
         self.threshold = DEFAULT_THRESHOLD if threshold is None else float(threshold)
         self.records = list(records)
+        if digest is not None and cachedir.disabled():
+            digest = None  # (nothing is read or kept: what the caches need is not made)
         self._digest = digest
         self._size = len(self.records)  # the file's records (more may be added)
         self._model = model
@@ -221,7 +223,7 @@ class Matcher:
                 self._quick_rows[pair] = ("q", tuple(map(int, cheap)), None, MISSING, "", 0)
             return True  # no title could make up for the rest
         title, alt, key = quick_title(a, b, series=self.index.series, common=self._common)
-        self._quick_done[:] = (title, cheap[1:], alt)
+        self._quick_done[:] = (title, cheap, alt)
         self._quick_pair = pair
         words = min(len(a.content_tokens), len(b.content_tokens))
         out = bool(self._short_of(cheap, (title, alt, key, words), need, bound, total))

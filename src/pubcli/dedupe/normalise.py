@@ -289,9 +289,7 @@ def _close_spelling(a: str, b: str) -> bool:
 def _unmatched_words(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], list[str]]:
     """Content words of each title that the other title does not have, even spelled
     a little differently or written as a compound ("pre training"/"pretraining")."""
-    ca, cb = Counter(a), Counter(b)
-    only_a = list((ca - cb).elements())
-    only_b = list((cb - ca).elements())
+    only_a, only_b = _differences(a, b)
     if not only_a and not only_b:
         return [], []
     explained = _explained(a, b, only_a, only_b)
@@ -310,9 +308,7 @@ def word_replaced(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
     :func:`_unmatched_words` reports them), or None when no word was replaced (only
     added or dropped, or none): the same answer as ``ua and ub`` there, without
     working out what the answer does not need."""
-    ca, cb = Counter(a), Counter(b)
-    only_a = list((ca - cb).elements())
-    only_b = list((cb - ca).elements())
+    only_a, only_b = _differences(a, b)
     if not only_a or not only_b:
         return None  # words only added (or dropped): nothing replaced
     explained = _explained(a, b, only_a, only_b)
@@ -329,31 +325,60 @@ def word_replaced(a: Sequence[str], b: Sequence[str]) -> tuple[str, str] | None:
     return (ua or ra)[0], (ub or rb)[0]
 
 
+@lru_cache(maxsize=65536)
+def title_word_replaced(a: str, b: str) -> tuple[str, str] | None:
+    """:func:`word_replaced` of two normalised titles' words, kept per pair of titles
+    (in a title-heavy library many pairs of records share their two titles)."""
+    return word_replaced(a.split(), b.split())
+
+
+def _differences(a: Sequence[str], b: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The words of ``a`` that ``b`` lacks and of ``b`` that ``a`` lacks, counted (a
+    word twice in one title and once in the other is once left over), in order."""
+    sa, sb = set(a), set(b)
+    if len(sa) == len(a) and len(sb) == len(b):  # (nearly every title: no word twice)
+        return [t for t in a if t not in sb], [t for t in b if t not in sa]
+    ca, cb = Counter(a), Counter(b)
+    return list((ca - cb).elements()), list((cb - ca).elements())
+
+
 def _explained(a: Sequence[str], b: Sequence[str], only_a: Sequence[str],
                only_b: Sequence[str]) -> set[str]:
     """Words of either side's difference explained as a compound or split word."""
     explained: set[str] = set()
     for toks, other_only in ((a, set(only_b)), (b, set(only_a))):
-        if not other_only:
+        n = len(toks)
+        if not other_only or n < 2:
             continue
-        longest = max(len(t) for t in other_only)
         long_others = [o for o in other_only if len(o) >= 8]
-        for i in range(len(toks) - 1):
-            joined = toks[i]
-            for k in range(2, 9):  # words run together, even many ("behaviorofspatial...")
-                if i + k > len(toks):
-                    break
-                joined += toks[i + k - 1]
-                if len(joined) > longest + 2:
-                    break
+        if not long_others:
+            whole = "".join(toks)
+            if not any(o in whole for o in other_only):
+                continue  # no word of the other is these words run together
+        limit = max(len(t) for t in other_only) + 2  # (a longer run matches none)
+        lens = [len(t) for t in toks]
+        for i in range(n - 1):
+            size = lens[i] + lens[i + 1]
+            if size > limit:
+                continue
+            joined = toks[i] + toks[i + 1]
+            k = 2
+            while True:  # words run together, even many ("behaviorofspatial..."), <= 8
                 if joined in other_only:
                     explained.add(joined)
                     explained.update(toks[i:i + k])
-                elif long_others and len(joined) >= 8:  # split with debris: "fa undament al"
+                elif long_others and size >= 8:  # split with debris: "fa undament al"
                     close = [o for o in long_others if _close_spelling(joined, o)]
                     if close:
                         explained.update(close)
                         explained.update(toks[i:i + k])
+                if k == 8 or i + k >= n:
+                    break
+                size += lens[i + k]
+                if size > limit:
+                    break
+                joined += toks[i + k]
+                k += 1
     return explained
 
 
@@ -361,10 +386,31 @@ def _unexplained(only: Sequence[str], other_only: Sequence[str], other: Sequence
                  explained: set[str]) -> list[str]:
     """The words of ``only`` that are not a typo, an inflection, a ligature lost, an
     acronym of the other title or part of a compound."""
-    return [t for t in only if t not in explained
-            and not any(_close_spelling(t, o) or _same_stem(t, o) or _unligatured(t, o)
-                        for o in other_only)
-            and not _acronym_of(t, other)]
+    out = []
+    initials: tuple[str, str] | None = None
+    for t in only:
+        if t in explained:
+            continue
+        lt, start = len(t), t[:2]
+        alike = False
+        for o in other_only:  # a typo, a ligature lost (a length apart), an inflection
+            d = lt - len(o)
+            if -2 <= d <= 2 and (_close_spelling(t, o)
+                                 or ((d == 2 or d == -2) and _unligatured(t, o))):
+                alike = True
+                break
+            if o[:2] == start and _same_stem(t, o):
+                alike = True
+                break
+        if alike:
+            continue
+        if 2 <= len(t) <= 8 and t.isalpha() and t not in _STOP:
+            if initials is None:
+                initials = _initials(other)
+            if t in initials[0] or t in initials[1]:
+                continue  # the initials of consecutive words ("ahus": atypical hemolytic ...)
+        out.append(t)
+    return out
 
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "er", "est", "s", "e",
@@ -400,17 +446,9 @@ def _unligatured(a: str, b: str) -> bool:
         long_.replace(lig, "", 1) == short for lig in ("fi", "fl", "ff") if lig in long_)
 
 
-def _acronym_of(tok: str, words: Sequence[str]) -> bool:
-    """Is ``tok`` the initials of consecutive words ("ahus": atypical hemolytic uremic
-    syndrome)?"""
-    n = len(tok)
-    if not 2 <= n <= 8 or not tok.isalpha() or tok in _STOP:
-        return False
-    content = [w for w in words if w not in _STOP]
-    for seq in (words, content):
-        for i in range(len(seq) - n + 1):
-            if all(seq[i + k][:1] == tok[k] for k in range(n)):
-                return True
-    return False
-
-
+def _initials(words: Sequence[str]) -> tuple[str, str]:
+    """The first letters of ``words``, and of their content words, as strings: a word
+    is an acronym of consecutive words ("ahus": atypical hemolytic uremic syndrome)
+    when it is a substring of one (each word gives one letter)."""
+    return ("".join(w[:1] or "\x00" for w in words),
+            "".join(w[:1] or "\x00" for w in words if w not in _STOP))

@@ -116,6 +116,12 @@ def person_strings(value: str | None) -> list[str]:
             if "," not in p:
                 out.append(p)
                 continue
+            head = p.split(",", 1)[0]
+            if len(head.split()) == 1 and head.count("{") == head.count("}"):
+                # "Dubois, Ana": a family name of one word before the comma is no
+                # person written given name first (each test below reads two words)
+                out.append(p)
+                continue
             pieces = [x for x in _split(p, ",") if x]
             split = len(pieces) >= 2 and (
                 all(map(_given_first, pieces)) or all(map(_looks_vancouver, pieces))
@@ -267,19 +273,39 @@ def _author_index(people: Sequence[Person]) -> dict[str, list[int]]:
     return by_token
 
 
+def _typo_index(people: Sequence[Person]) -> dict[tuple[str, str], list[tuple[int, str]]]:
+    """The people a family name with one typo may be (:func:`_close_name`: a family
+    name of one word, five letters or more), by (initial, the name's first letter), in
+    list order."""
+    out: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for j, person in enumerate(people):
+        last = person.last
+        if len(last) == 1 and len(last[0]) >= 5:
+            out.setdefault((person.initial, last[0][0]), []).append((j, last[0]))
+    return out
+
+
 def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, list[int]] | None = None
                    ) -> int:
-    """How many people of ``a`` also appear in ``b`` (each matched once)."""
+    """How many people of ``a`` also appear in ``b`` (each matched once). ``b_index``:
+    :func:`_author_index` of ``b``, when kept."""
     if not a or not b:
         return 0
+    if a == b:
+        return len(a)  # (each person finds itself first: no need to look)
     by_token = b_index if b_index is not None else _author_index(b)
+    get = by_token.get
+    match = _person_match
     used: set[int] = set()
     n = 0
+    # (:func:`_typo_index` of ``b``, made when a name is not found)
+    b_typos: dict[tuple[str, str], list[tuple[int, str]]] | None = None
     for person in a:
-        for tok in person.last + person.given:
+        last = person.last
+        for tok in last + person.given:
             hit = False
-            for j in by_token.get(tok, ()):
-                if j not in used and _person_match(person, b[j]):
+            for j in get(tok, ()):
+                if j not in used and match(person, b[j]):
                     used.add(j)
                     n += 1
                     hit = True
@@ -287,10 +313,14 @@ def shared_authors(a: Sequence[Person], b: Sequence[Person], b_index: dict[str, 
             if hit:
                 break
         else:
-            if len(person.last) == 1 and person.initial:  # one typo in the family name
-                for j, other in enumerate(b):
-                    if j not in used and len(other.last) == 1 and other.initial == person.initial \
-                            and _close_name(person.last[0], other.last[0]):
+            # one typo in the family name (_close_name: both of five letters or more,
+            # the same first letter)
+            if len(last) == 1 and person.initial and len(last[0]) >= 5:
+                if b_typos is None:
+                    b_typos = _typo_index(b)
+                name = last[0]
+                for j, other in b_typos.get((person.initial, name[0]), ()):
+                    if j not in used and _close_name(name, other):
                         used.add(j)
                         n += 1
                         break

@@ -10,7 +10,7 @@ from enum import Enum
 
 from .features import Features
 from .identifiers import BOOKLIKE, issue_numbers
-from .normalise import _marker_difference, part_letters
+from .normalise import _marker_difference
 from .venues import venue_relation
 
 
@@ -48,13 +48,14 @@ def vetoes_of(a: Features, b: Features, ed_a: str, ed_b: str, vol_a: str, vol_b:
                 out.append(Veto(VetoKind.PART, "different numbers in the titles ("
                                 + (" ".join(na) or "none") + " / " + (" ".join(nb) or "none")
                                 + ")"))
-        letters_a, letters_b = part_letters(a.tokens), part_letters(b.tokens)
+        letters_a, letters_b = a.part_letters, b.part_letters
         if letters_a and letters_b and letters_a != letters_b:
             out.append(Veto(VetoKind.PART, "different parts in the titles ("
                             + " ".join(letters_a) + " / " + " ".join(letters_b) + ")"))
-        marker = _marker_difference(a.tokens, b.tokens)
-        if marker:
-            out.append(Veto(VetoKind.NOTICE, f"'{marker}' in one title only"))
+        if a.end_markers or b.end_markers:
+            marker = _marker_difference(a.tokens, b.tokens)
+            if marker:
+                out.append(Veto(VetoKind.NOTICE, f"'{marker}' in one title only"))
     if ed_a and ed_b and ed_a != ed_b:
         out.append(Veto(VetoKind.EDITION, f"different editions ({a.field('edition').strip()} / "
                                           f"{b.field('edition').strip()})"))
