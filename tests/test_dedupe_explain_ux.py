@@ -188,3 +188,67 @@ def test_the_cap_note_is_said_once_a_pair_in_every_output(cli, tmp_path):
     for text in (listed, told):
         assert text.count("count together at most") == 1, text
         assert text.count("*)") + text.count("*;") >= 2 or text.count("*") >= 3
+
+
+# ---------------------------------------------------------------- import judges as dedupe links
+ENERGY = "Energy-Aware Scheduling of Serverless Functions on Heterogeneous Clusters"
+KOWALSKI = f"""@article{{kowalski2021energy,
+  author = {{Kowalski, Anna and Okafor, Chidi}},
+  title = {{{ENERGY}}},
+  journal = {{IEEE Transactions on Cloud Computing}},
+  volume = {{9}},
+  pages = {{100--112}},
+  year = {{2021}}
+}}
+"""
+
+
+def rows(stdout: str) -> dict[str, list[str]]:
+    return {c[1]: c for c in (ln.split("\t") for ln in stdout.splitlines())}
+
+
+def test_an_item_matching_a_skipped_copy_is_a_repeat_as_dedupe_groups_it(cli, tmp_path):
+    """a (thin) and b (fuller) are one work, b kept; c matches a but not b. `dedupe`
+    links all three (through a); the import skipped c's copy a, and still knows c."""
+    thin = f"@misc{{a,\n  title = {{{ENERGY}}},\n  year = {{2021}}\n}}\n\n"
+    other = f"@misc{{c,\n  author = {{Larsen, Peter}},\n  title = {{{ENERGY.lower()}}},\n" \
+            "  year = {2021}\n}\n"
+    src = write(tmp_path / "in.bib", thin + KOWALSKI.replace("kowalski2021energy", "b")
+                + "\n" + other)
+    assert cli("dedupe", "--explain", "b", "c", "-l", src).stdout.startswith(
+        "b ~ c: not duplicates")
+    assert "1 group of possible duplicates" in cli("dedupe", "-l", src).stderr
+    r = cli("import", src, "--dry-run", "-l", write(tmp_path / "library.bib", ""))
+    got = rows(r.stdout)
+    assert [got[k][0] for k in "abc"] == ["repeat", "added", "repeat"], r.stdout
+    assert got["c"][4].startswith("same as a (")
+
+
+def test_a_fuller_copy_kept_for_a_near_duplicate_is_judged_by_its_own_fields(cli, tmp_path):
+    """x is a near-duplicate of a library entry; y, the fuller copy of x, takes its
+    place: y is judged by its own fields (a different work from the library's, as
+    `dedupe --explain` says), not shown with x's match probability."""
+    lib = write(tmp_path / "library.bib", KOWALSKI)
+    src = write(tmp_path / "in.bib", f"""@misc{{x,
+  author = {{Larsen, Peter}},
+  title = {{{ENERGY.lower()}}},
+  year = {{2021}}
+}}
+
+@article{{y,
+  author = {{Larsen, Peter}},
+  title = {{{ENERGY.lower()}}},
+  journal = {{Cluster Computing}},
+  volume = {{24}},
+  pages = {{1--20}},
+  year = {{2021}}
+}}
+""")
+    both = write(tmp_path / "both.bib", KOWALSKI + "\n" + src.read_text())
+    assert cli("dedupe", "--explain", "x", "kowalski2021energy", "-l", both).stdout \
+        .startswith("x ~ kowalski2021energy: not duplicates: match probability 9")
+    far = cli("dedupe", "--explain", "y", "kowalski2021energy", "-l", both).stdout
+    assert re.match(r"y ~ kowalski2021energy: not duplicates: match probability \d\.", far)
+    got = rows(cli("import", src, "--dry-run", "-l", lib).stdout)
+    assert got["y"][0] == "added" and got["y"][4] == "", got["y"]
+    assert got["x"][0] == "repeat" and got["x"][4].startswith("same as y (")
