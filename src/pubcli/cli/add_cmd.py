@@ -147,7 +147,7 @@ def add_command(
             plan = make_plan(lib.records, config=cfg, digest=lib.document.digest)
         except entries.DuplicateEntry as exc:
             if explain:
-                _explain([(exc.label, exc.matches)])
+                _explain(exc.judged)
             raise
         if explain:
             _explain(plan.judged)

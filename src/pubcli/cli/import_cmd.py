@@ -82,7 +82,8 @@ def import_command(
     and <library>.same.txt), so a re-import does not ask again. stdout gets one
     line per item: STATUS, KEY (the key given when added, else the item's
     own), YEAR, TITLE, the matching entry or the problem, and the item's LINE
-    in FILE (tab-separated when piped); a summary goes to stderr. --explain
+    in FILE (tab-separated when piped; on a terminal one screen line each, long
+    cells cut with "…"); a summary goes to stderr. --explain (or --verbose)
     adds, on stderr, each decision's full evidence (every field's weight).
 
     Examples:
@@ -221,8 +222,17 @@ def _row(o) -> tuple[str, ...]:
 def _report(plan, dry_run: bool) -> None:
     from pubcli.usecases import triage
 
-    common.print_rows(["Status", "Key", "Year", "Title", "Match / problem", "Line"],
-                      [list(_row(o)) for o in plan.outcomes])
+    headers = ["Status", "Key", "Year", "Title", "Match / problem", "Line"]
+    rows = [list(_row(o)) for o in plan.outcomes]
+    if common.stdout_is_terminal():  # one screen line a decision (--explain: the evidence)
+        from pubcli.render.table import fitted
+
+        order = [0, 1, 2, 5, 3, 4]  # the line before the title, which may run on
+        head, *lines = fitted([headers[n] for n in order], [[r[n] for n in order] for r in rows],
+                              common.terminal_width(), flexible={"Title": 2, "Match / problem": 3})
+        sys.stdout.write(common.bold_style()(head) + "\n" + "".join(f"{ln}\n" for ln in lines))
+    else:
+        common.print_rows(headers, rows)
     counts = plan.summary()
     width = max(len(label) for label, _ in counts)
     head = f"import of {plan.where}" + (" (dry run: nothing was written)" if dry_run else "")

@@ -84,16 +84,20 @@ class AddPlan:
 
 
 class DuplicateEntry(DuplicateError):
-    """A new entry matches entries of the library. ``matches`` are the
-    :class:`pubcli.dedupe.Match` objects, strongest first (each with its verdict, the
-    full evidence); ``label`` names the entry; ``details`` name the other matches,
-    one line each, for the user."""
+    """New entries match entries of the library. ``judged``: each such entry's label
+    and its :class:`pubcli.dedupe.Match` objects, strongest first (each with its
+    verdict, the full evidence); ``details`` name the other matches (or, for several
+    entries, each entry's match), one line each, for the user."""
 
-    def __init__(self, message: str, *, label: str, matches: list[Match],
+    def __init__(self, message: str, *, judged: list[tuple[str, list[Match]]],
                  details: list[str]) -> None:
         super().__init__(message, details=details)
-        self.label = label
-        self.matches = matches
+        self.judged = judged
+
+    @property
+    def matches(self) -> list[Match]:
+        """The (first) refused entry's matches."""
+        return self.judged[0][1]
 
 
 @dataclass(frozen=True)
@@ -248,22 +252,29 @@ def guard_for(records: Sequence[Record], digest: str | None = None) -> Guard:
 
 
 def check_duplicates(rec: Record, records: Sequence[Record] | Guard, *, force: bool = False,
-                     label: str | None = None, digest: str | None = None) -> list[Match]:
+                     label: str | None = None, digest: str | None = None,
+                     explained: bool = False) -> list[Match]:
     """The entries of ``records`` (or of a :class:`pubcli.dedupe.Guard`'s library)
     that the matcher of ``pubcli dedupe`` says ``rec`` duplicates, strongest first.
     Unless ``force``, any match raises :class:`DuplicateEntry`. ``label`` names
     ``rec`` in messages (default: its title). ``digest`` (of the library file's
-    bytes) lets the weights come from the cache."""
+    bytes) lets the weights come from the cache. ``explained``: the evidence is
+    shown already (the message does not point to ``--explain``)."""
     guard = guard_for(records, digest) if isinstance(records, Sequence) else records
     matches = guard.matches(rec)
     if matches and not force:
         what = label or _title_label(rec)
         raise DuplicateEntry(f"{what} looks like a duplicate of {match_ref(matches[0])}; "
-                             "nothing was written (--explain says why; --force adds it "
-                             "anyway)", label=what, matches=matches,
+                             f"nothing was written ({_hint(explained, 'it')})",
+                             judged=[(what, matches)],
                              details=[f"{what} also looks like {match_ref(m)}"
                                       for m in matches[1:SHOWN_MATCHES]])
     return matches
+
+
+def _hint(explained: bool, it: str) -> str:
+    """What a refused duplicate's message suggests."""
+    return ("" if explained else "--explain says why; ") + f"--force adds {it} anyway"
 
 
 def match_ref(m: Match) -> str:
@@ -289,7 +300,7 @@ def _guard(rec: Record, guard: Guard, plan: AddPlan, *, force: bool, label: str,
     """:func:`check_duplicates`; a forced duplicate is one warning (and its matches are
     kept in ``plan.judged`` for ``--explain``; with ``explain``, an entry that is no
     duplicate keeps the closest entries it was judged against there)."""
-    matches = check_duplicates(rec, guard, force=force, label=label)
+    matches = check_duplicates(rec, guard, force=force, label=label, explained=explain)
     if not matches and explain:
         plan.unmatched.append((label, rec))
     if matches:
@@ -362,6 +373,7 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
     taken = taken_keys(records)
     plan = AddPlan([], warnings, guard=guard_for(records, digest))
     assert plan.guard is not None
+    refused: list[DuplicateEntry] = []  # the duplicates (not forced)
     parents = Inheritance([*parsed.records, *records])  # crossref/xdata in the file or library
     # the rules ``check`` will apply to the library with these entries in it
     biblatex = biblatex_file([*records, *parsed.records])
@@ -375,8 +387,11 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
             raise ValidationError(exc.message, path=where, line=src.line,
                                   field=exc.field) from None
         plan.warnings += [f"{where}:{src.line}: {w}" for w in shortfalls]
-        _guard(rec, plan.guard, plan, force=force, label=f"{where}:{src.line}: '{rec.key}'",
-               explain=explain)
+        label = f"{where}:{src.line}: '{rec.key}'"
+        try:
+            _guard(rec, plan.guard, plan, force=force, label=label, explain=explain)
+        except DuplicateEntry as exc:  # each one named, after all are judged
+            refused.append(exc)
         rec, old_key = keep_or_renew_key(rec, taken)
         if old_key is not None:
             plan.notes.append(f"{where}:{src.line}: {renewed_key_note(old_key, rec.key)}")
@@ -384,5 +399,14 @@ def plan_add_bibtex(text: str, records: Sequence[Record], config: Config, *,
         if plan.unmatched and plan.unmatched[-1][1] is not rec:
             plan.unmatched[-1] = (plan.unmatched[-1][0], rec)  # (the entry as kept)
         plan.records.append(rec)
+    if len(refused) == 1:
+        raise refused[0]
+    if refused:
+        judged = [one for exc in refused for one in exc.judged]
+        raise DuplicateEntry(f"{len(refused)} of the {len(parsed.records)} entries look like "
+                             f"duplicates; nothing was written ({_hint(explain, 'them')})",
+                             judged=judged,
+                             details=[f"{label} looks like a duplicate of {match_ref(ms[0])}"
+                                      for label, ms in judged])
     plan._explain_unmatched()
     return plan

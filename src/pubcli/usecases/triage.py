@@ -107,7 +107,9 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     """Decide, item by item, what an import does.
 
     Each item is matched (by one :class:`pubcli.dedupe.Guard`) against the
-    library and the items before it that were kept: a match at dedupe's
+    library and the items before it, skipped copies included (as ``dedupe`` links a
+    record to any of a group's: a match with a copy is one with the work it copies,
+    shown as the kept entry's when that matches too): a match at dedupe's
     default threshold makes it a duplicate (of the library) or a repeat (of an
     earlier item), skipped; failing that, a match at ``review_threshold`` makes
     it a near-duplicate, held back unless ``add_near``. Items that cannot be written
@@ -116,7 +118,9 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
     ``shortfalls``, unless ``strict`` makes it invalid too (``force`` still accepts an
     unknown type). ``areas`` (resolved names) are added to every item. Kept items get a
     key: their own, exactly as written, when it can be cited and is free; else a new
-    one (suffixed when taken; the scheme's for a missing or uncitable key).
+    one (suffixed when taken; the scheme's for a missing or uncitable key). Of two
+    items of one work the fuller is kept (the other becomes its repeat); a fuller
+    copy kept for a near-duplicate is judged by its own fields.
     Every item is judged with the weights and title frequencies of the library the
     import makes (the library and all items), as ``pubcli dedupe`` will judge it
     afterwards; ``digest`` names that content (the file's and the items' bytes) for
@@ -137,11 +141,15 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
 
     tick = stepper(progress, "matching against the library", len(items))
     taken = taken_keys(library)
-    pool: list[Record] = list(library)
     parents = Inheritance([*(i.record for i in items), *library])  # crossref/xdata targets
     # the rules ``check`` will apply to the library with these entries in it
     biblatex = biblatex_file([*library, *(i.record for i in items)])
-    incoming: dict[int, Outcome] = {}  # id(record) -> its outcome, for items kept
+    # Each work of the input is a cell holding the outcome of the entry kept for it;
+    # every entry of the work (the kept one and its repeats) is judged against later
+    # items, as ``dedupe`` links each record to all the others:
+    incoming: dict[int, list[Outcome]] = {}  # id(an item's record) -> its work's cell
+    copies: dict[int, tuple[Record, int]] = {}  # id(an item skipped as a duplicate) ->
+    #                                             (the library's entry, the item's line)
     held: list[Record] = []            # items held for review, to find their repeats
     in_library = {id(r) for r in library}
     # one guard for the whole import: the library and the items kept so far, judged
@@ -172,7 +180,7 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
         same = earlier_verdict or _same_entry(rec, titleless)
         if same is not None:
             why = "judged the same work before" if earlier_verdict else "the same entry"
-            status = REPEAT if id(same) in incoming else DUPLICATE
+            status = REPEAT if id(same) in incoming else DUPLICATE  # (titleless: kept)
             out.append(Outcome(item, status, rec, match=_said(same, why),
                                decision=SAME if earlier_verdict else "",
                                remembered=earlier_verdict is not None))
@@ -189,32 +197,49 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
             shortfalls = [f"entry '{rec.key}': {w}" for w in shortfalls]
         matches = kept(rec, guard.matches(rec))
         if matches:
-            best = matches[0]
-            earlier = incoming.get(id(best.record))
-            if earlier is not None and _fuller(rec, earlier.record):
+            # an entry kept (the library's, or one its work keeps) before a skipped copy
+            best = next((m for m in matches if id(m.record) not in copies and (
+                id(m.record) not in incoming or incoming[id(m.record)][0].record is m.record)),
+                matches[0])
+            work = incoming.get(id(best.record))
+            if work is not None and _fuller(rec, work[0].record):
                 # the input holds the work twice: keep the fuller entry in the earlier
                 # one's place, and say so
-                out.append(_swap(earlier, item, rec, best, pool, taken, incoming,
-                                 shortfalls))
-                guard.replace(earlier.record, out[-1].record)
+                out.append(_swap(work, item, rec, best, taken, shortfalls))
+                rec = out[-1].record
+                guard.add(rec)
+                incoming[id(rec)] = work
+                if work[0].status == NEAR:  # its own near match, not the earlier entry's
+                    near = [m for m in kept(rec, guard.matches(rec, review_threshold))
+                            if incoming.get(id(m.record)) is not work
+                            and id(m.record) not in copies]
+                    _near_again(work, near, guard.threshold, incoming, copies, taken)
                 continue
-            status = REPEAT if earlier is not None else DUPLICATE
-            outcome = Outcome(item, status, rec, match=best)
-            if earlier is not None:
-                outcome.problem = f"line {earlier.item.line} says as much or more: that one is kept"
+            outcome = Outcome(item, REPEAT if work is not None else DUPLICATE, rec, match=best)
+            if work is not None:
+                outcome.problem = (f"line {work[0].item.line} says as much or more: that one "
+                                   "is kept")
+                incoming[id(rec)] = work
+            else:
+                there = copies.get(id(best.record))
+                if there is not None:  # an earlier copy of a library entry
+                    outcome.problem = f"like line {there[1]}, a duplicate of '{there[0].key}'"
+                copies[id(rec)] = (there[0] if there else best.record, item.line)
             out.append(outcome)
+            guard.add(rec)
             continue
         if item.held:  # for review, unless the work is there already
             match = (guard.matches(rec) or held_guard.matches(rec))[:1]
             if match:
-                known = id(match[0].record) in in_library
+                known = id(match[0].record) in in_library or id(match[0].record) in copies
                 out.append(Outcome(item, DUPLICATE if known else REPEAT, rec, match=match[0]))
             else:
                 out.append(Outcome(item, HELD, rec, problem=item.held))
                 held.append(rec)
                 held_guard.add(rec)
             continue
-        found = guard.matches(rec, threshold=review_threshold)
+        found = [m for m in guard.matches(rec, threshold=review_threshold)
+                 if id(m.record) not in copies]  # (its work's entry, or the library's)
         near = kept(rec, found)
         add = not near or add_near
         renamed = None
@@ -226,9 +251,8 @@ def plan(items: Sequence[Item], library: Sequence[Record], *, force: bool = Fals
                           decision=DIFFERENT if near and add_near else "",
                           remembered=len(found) > len(near) and not near)
         out.append(outcome)
-        pool.append(rec)
         guard.add(rec)
-        incoming[id(rec)] = outcome
+        incoming[id(rec)] = [outcome]
         if add and not rec.title.strip():  # a later copy of it is a repeat
             titleless.setdefault(rec.type.casefold(), []).append(rec)
     tick(len(items))
@@ -292,28 +316,66 @@ def _fuller(new: Record, old: Record) -> bool:
         (_filled(old), sum(map(len, old.fields.values())))
 
 
-def _swap(earlier: Outcome, item: Item, rec: Record, match: Match, pool: list[Record],
-          taken: set[str], incoming: dict[int, Outcome],
+def _swap(work: list[Outcome], item: Item, rec: Record, match: Match, taken: set[str],
           shortfalls: list[str] | None = None) -> Outcome:
-    """``rec`` (from ``item``) takes the place of the earlier, thinner entry of the same
-    work: the earlier one becomes the repeat; the kept one keeps the earlier status."""
+    """``rec`` (from ``item``) takes the place of the earlier, thinner entry kept for
+    the same work (``work``'s): the earlier one becomes the repeat; the kept one keeps
+    the earlier status."""
     from pubcli.usecases import adding as entries
 
+    earlier = work[0]
     old = earlier.record
     renamed = None
     if earlier.added:
         taken.discard(old.key.casefold())
         rec, renamed = entries.keep_or_renew_key(rec, taken)
     kept = Outcome(item, earlier.status, rec, added=earlier.added, match=earlier.match,
-                   shortfalls=list(shortfalls or []), renamed_from=renamed)
-    pool[next(i for i, r in enumerate(pool) if r is old)] = rec
-    del incoming[id(old)]
-    incoming[id(rec)] = kept
+                   shortfalls=list(shortfalls or []), renamed_from=renamed,
+                   decision=earlier.decision)
+    work[0] = kept
     earlier.status, earlier.added = REPEAT, False
-    earlier.shortfalls, earlier.renamed_from = [], None
-    earlier.match = type(match)(rec, match.score, match.evidence, match.rule)
+    earlier.shortfalls, earlier.renamed_from, earlier.decision = [], None, ""
+    earlier.match = type(match)(rec, match.score, match.evidence, match.rule,
+                                match.verdict if match.record is old else None)
     earlier.problem = f"line {item.line} says more: that one is kept"
     return kept
+
+
+def _near_again(work: list[Outcome], near: list[Match], threshold: float,
+                incoming: dict[int, list[Outcome]], copies: dict[int, tuple[Record, int]],
+                taken: set[str]) -> None:
+    """The near-duplicate kept for ``work`` was swapped for a fuller entry: its status
+    follows that entry's own matches ``near`` (at the review threshold, strongest
+    first; none of its own work): still a near-duplicate, of its own best match; the
+    same work as that match when it reaches ``threshold`` (the work joins that one's);
+    or new (added) when nothing is near."""
+    from pubcli.usecases import adding as entries
+
+    kept = work[0]
+    if not near:
+        kept.status, kept.match, kept.decision = NEW, None, ""
+        if not kept.added:
+            kept.record, kept.renamed_from = entries.keep_or_renew_key(kept.record, taken)
+            kept.added = True
+        return
+    best = near[0]
+    kept.match = best
+    if best.score < threshold:
+        return
+    other = incoming.get(id(best.record))
+    if kept.added:
+        taken.discard(kept.record.key.casefold())
+    kept.added, kept.decision, kept.shortfalls, kept.renamed_from = False, "", [], None
+    kept.status = REPEAT if other is not None else DUPLICATE
+    if other is not None:
+        kept.problem = f"line {other[0].item.line} says as much or more: that one is kept"
+    for k, w in list(incoming.items()):  # the work's entries are now the other's
+        if w is work:
+            if other is not None:
+                incoming[k] = other
+            else:
+                del incoming[k]
+                copies[k] = (best.record, kept.item.line)
 
 
 def summary(outcomes: Sequence[Outcome], unread: int = 0) -> list[tuple[str, int]]:
