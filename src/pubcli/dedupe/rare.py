@@ -18,6 +18,11 @@ from .normalise import _STOP
 RARE_CUT = 80.0
 #: Titles sharing a pair of rare words are compared pairwise only up to this many.
 RARE_GROUP = 20
+#: Two rare words are a key when two titles that have nothing to do with each other
+#: would carry both by chance at most this many times in the library (their titles'
+#: shares multiplied, times the titles): where every word of a title is common (a
+#: library of one field's vocabulary) its rarest words still meet in many titles.
+CHANCE = 1.0
 #: ... and when at least this share of the content words they share stand in the same
 #: order in both (a title with debris around it keeps its words' order, a word or two
 #: swapped by a typist; two titles made of the same common words in another order are
@@ -28,7 +33,8 @@ IN_ORDER = 0.75
 def rare_word_pairs(by_title: Mapping[str, Sequence[int]], pairs: set[tuple[int, int]],
                     big_block: int) -> None:
     """Add to ``pairs`` the records of titles (``by_title``: normalised title -> record
-    indices) sharing two of their three rarest words whose word sets are
+    indices) sharing two of their three rarest words (two that meet by chance in at
+    most :data:`CHANCE` titles) whose word sets are
     :data:`RARE_CUT` alike and whose shared words stand :data:`IN_ORDER` in the same
     order, leaving out two titles of more than ``big_block`` records each."""
     from collections import Counter
@@ -40,13 +46,15 @@ def rare_word_pairs(by_title: Mapping[str, Sequence[int]], pairs: set[tuple[int,
     stop = _STOP
     titles = [t for t in by_title]
     word_sets = [set(t.split()).difference(stop) for t in titles]
-    df = Counter(chain.from_iterable(ws for ws in word_sets if len(ws) >= 2))
+    counted = [ws for ws in word_sets if len(ws) >= 2]
+    df = Counter(chain.from_iterable(counted))
     # words numbered rarest first (ties by the word: the same way every run)
     order = sorted(df, key=lambda w: (df[w], w))
     rank = {w: n for n, w in enumerate(order)}
     counts = [df[w] for w in order]
     groups: dict[tuple[int, int], list[int]] = {}
     add = groups.setdefault
+    chance = CHANCE * len(counted)
     get = rank.__getitem__
     for t, ws in enumerate(word_sets):
         if len(ws) < 2:
@@ -55,11 +63,17 @@ def rare_word_pairs(by_title: Mapping[str, Sequence[int]], pairs: set[tuple[int,
         if counts[rare[1]] < 2:
             continue  # at most one word another title has
         a, b = rare[0], rare[1]
+        ca = counts[a]
+        if ca * counts[b] > chance:
+            continue  # its rarest words meet in that many titles by chance
         add((a, b), []).append(t)
         if len(rare) > 2:
             c = rare[2]
-            add((a, c), []).append(t)
-            add((b, c), []).append(t)
+            cc = counts[c]
+            if ca * cc <= chance:
+                add((a, c), []).append(t)
+                if counts[b] * cc <= chance:
+                    add((b, c), []).append(t)
     seen: set[int] = set()
     n = len(titles)
     ratio = fuzz.token_set_ratio
