@@ -45,7 +45,9 @@ def rare_word_pairs(by_title: Mapping[str, Sequence[int]], pairs: set[tuple[int,
 
     stop = _STOP
     titles = [t for t in by_title]
-    word_sets = [set(t.split()).difference(stop) for t in titles]
+    # each title's distinct content words (tuples: at 100,000 titles the sets took
+    # 130 MB at once, the peak of a first dedupe)
+    word_sets = [tuple(set(t.split()).difference(stop)) for t in titles]
     counted = [ws for ws in word_sets if len(ws) >= 2]
     df = Counter(chain.from_iterable(counted))
     # words numbered rarest first (ties by the word: the same way every run)
@@ -87,7 +89,8 @@ def rare_word_pairs(by_title: Mapping[str, Sequence[int]], pairs: set[tuple[int,
             seen.add(code)
             tx, ty = titles[x], titles[y]
             if ratio(tx, ty, score_cutoff=RARE_CUT) < RARE_CUT \
-                    or not in_order(tx, ty, word_sets[x] & word_sets[y], LCSseq.similarity):
+                    or not in_order(tx, ty, set(word_sets[x]).intersection(word_sets[y]),
+                                    LCSseq.similarity):
                 continue
             gi, gj = by_title[tx], by_title[ty]
             if len(gi) * len(gj) > big_block * big_block:
