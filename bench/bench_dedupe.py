@@ -728,8 +728,9 @@ def processes(sizes: list[int], dups: list[float], seeds: list[int], runs: int,
                                 w.unlink()
                         samples.setdefault(name + " cold", []).append(_child_cpu(dedupe, envs[name]))
                         # and the first run on a file never seen: no per-entry rows or
-                        # per-pair comparisons kept either (only the parse cache)
-                        for kind in ("weights", "links", "entries", "pairs", "library"):
+                        # per-pair comparisons kept either, nor blocking (only the parse cache)
+                        for kind in ("weights", "links", "entries", "pairs", "library",
+                                     "blocks", "blockbase"):
                             for w in (cache_root / name).glob(f"{kind}-*"):
                                 w.unlink()
                         samples.setdefault(name + " first", []).append(

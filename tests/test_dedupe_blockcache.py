@@ -45,8 +45,12 @@ def _count_searches(monkeypatch) -> list[int]:
     real = blocking._neighbours
 
     def counted(*args):
-        calls[0] += 1
-        return real(*args)
+        search = real(*args)
+
+        def one(keys, p):
+            calls[0] += 1
+            return search(keys, p)
+        return one
 
     monkeypatch.setattr(blocking, "_neighbours", counted)
     return calls

@@ -397,13 +397,14 @@ def block(index: Index, *, window: int = WINDOW,
         ("reversed", lambda: [t[::-1] for t in by_title], lambda k: k[::-1] in by_title,
          lambda r: (r[0][::-1],), lambda r: by_title[r[::-1]])]
     new: dict[str, blockcache.Pass] = {}
+    search = _neighbours(window, cut)
     total = len(by_title) * 2 + len(by_sorted) + len(by_main)
     done = 0
     for name, every, present, keys_of, members_of in passes:
         keys, found, kept, change = windows.run(
             every, present,
             None if changed is None else (k for r in changed for k in keys_of(r) if k),
-            window, lambda keys, p: _neighbours(keys, p, window, cut),
+            window, search,
             None if before is None else before.kept(name, (str,), window))
         new[name] = (kept, change)
         for p, q in found:
@@ -440,12 +441,17 @@ def _changed_titles(index: Index, rows: Sequence[Row], before: blockcache.Before
     return None if old is None else [rows[i][:3] for i in added] + old
 
 
-def _neighbours(keys: list[str], p: int, window: int, cut: float) -> list[int]:
-    """The positions q, p < q <= p + window, of sorted ``keys`` whose ``ratio`` with
-    key p is at least ``cut``: one rapidfuzz ``extract`` call (measured faster than
-    ``cpdist`` on all cores of a shared 2-core machine, and no numpy import)."""
+def _neighbours(window: int, cut: float) -> windows.Search:
+    """``search(keys, p)``: the positions q, p < q <= p + window, of sorted ``keys``
+    whose ``ratio`` with key p is at least ``cut``: one rapidfuzz ``extract`` call
+    (measured faster than ``cpdist`` on all cores of a shared 2-core machine, and no
+    numpy import; its functions bound once, not looked up per key)."""
     from rapidfuzz import fuzz, process
 
-    return [p + 1 + off for _, _, off in process.extract(
-        keys[p], keys[p + 1:p + 1 + window], scorer=fuzz.ratio, processor=None,
-        score_cutoff=cut, limit=None)]
+    extract, ratio = process.extract, fuzz.ratio
+
+    def search(keys: list, p: int) -> list[int]:
+        return [p + 1 + off for _, _, off in extract(
+            keys[p], keys[p + 1:p + 1 + window], scorer=ratio, processor=None,
+            score_cutoff=cut, limit=None)]
+    return search
