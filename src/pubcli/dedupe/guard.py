@@ -103,14 +103,6 @@ class Guard:
         other._known = None
         return other
 
-    def replace(self, old: Record, new: Record) -> None:
-        """``new`` takes ``old``'s place among the records judged against (an import
-        keeping the fuller of two entries of one work); the weights are kept."""
-        records = [new if r is old else r for r in self.matcher.records]
-        with gcpause.paused():
-            self.matcher = _judged_by(self.matcher, records)
-        self._known = None
-
     @property
     def records(self) -> list[Record]:
         """The records judged against: the library's, then those added."""
